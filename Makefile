@@ -1,0 +1,41 @@
+# viewfinder: `make help` lists the targets.
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+
+UV := $(shell command -v uv 2>/dev/null || echo python3 -m uv)
+PYTEST_ARGS ?=
+
+.PHONY: help setup demo test lint typecheck bench docs build clean
+
+help: ## List the targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-10s %s\n", $$1, $$2}'
+
+setup: ## Install missing system packages and uv, then the workspace (uv sync --frozen)
+	@scripts/setup-system.sh
+	@$(UV) sync --frozen --all-packages --quiet
+
+demo: setup ## Run the demo: capture through every backend into ./demo-output/
+	$(UV) run --frozen python examples/demo.py --out demo-output
+
+test: setup lint typecheck ## Lint, type-check and run every test
+	$(UV) run --frozen pytest $(PYTEST_ARGS)
+
+lint: setup ## ruff (lint + format check) and the import layering contracts
+	$(UV) run --frozen ruff check .
+	$(UV) run --frozen ruff format --check .
+	$(UV) run --frozen lint-imports
+
+typecheck: setup ## mypy over every member
+	$(UV) run --frozen mypy
+
+bench: setup ## Run the benchmarks side by side and write docs/benchmarks.md
+	$(UV) run --frozen python benchmarks/run.py
+
+docs: setup ## Regenerate generated docs (CLI reference)
+	$(UV) run --frozen python scripts/gen_cli_docs.py
+
+build: setup ## Build every member on its own into dist/
+	$(UV) build --all-packages --out-dir dist
+
+clean: ## Remove generated output
+	rm -rf demo-output dist .pytest_cache .ruff_cache .mypy_cache benchmarks/results

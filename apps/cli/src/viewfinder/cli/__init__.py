@@ -1,0 +1,1 @@
+"""The viewfinder command."""

@@ -1,0 +1,3 @@
+from viewfinder.cli.app import main
+
+main()

@@ -1,0 +1,1 @@
+"""viewfinder.server: the HTTP/WebSocket server for code environment sessions."""

@@ -1,0 +1,1 @@
+"""viewfinder.browser (being built; see the issue tracker)."""

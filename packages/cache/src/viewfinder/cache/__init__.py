@@ -1,0 +1,1 @@
+"""viewfinder.cache (being built; see the issue tracker)."""

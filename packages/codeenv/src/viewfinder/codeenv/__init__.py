@@ -1,0 +1,1 @@
+"""viewfinder.codeenv (being built; see the issue tracker)."""

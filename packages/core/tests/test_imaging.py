@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+import pytest
+from PIL import Image
+
+from viewfinder.core import ScreenshotDecodeError, imaging
+
+
+def test_encode_raw_reads_bgrx_rows_with_stride() -> None:
+    # two pixels per row, plus 4 bytes of padding per row: stride 12
+    row = bytes([255, 0, 0, 0, 0, 0, 255, 0]) + b"\x00" * 4  # blue, red (BGRX)
+    image = imaging.image_from_raw(row * 3, 2, 3, "BGRX", stride=12)
+    assert image.getpixel((0, 2)) == (0, 0, 255)
+    assert image.getpixel((1, 2)) == (255, 0, 0)
+
+
+@pytest.mark.parametrize("fmt", ["png", "jpeg", "webp", "JPG", ".PNG"])
+def test_encode_formats(fmt: str) -> None:
+    data = imaging.encode(Image.new("RGB", (8, 8), "green"), fmt)
+    assert imaging.sniff_format(data) == imaging.normalize_format(fmt)
+
+
+def test_unknown_format_says_which_are_supported() -> None:
+    with pytest.raises(ValueError, match="png, jpeg, webp"):
+        imaging.normalize_format("gif")
+
+
+def test_decode_garbage() -> None:
+    with pytest.raises(ScreenshotDecodeError):
+        imaging.decode(b"\x89PNG\r\n\x1a\ntruncated")

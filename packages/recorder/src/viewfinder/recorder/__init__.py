@@ -1,0 +1,1 @@
+"""viewfinder.recorder (being built; see the issue tracker)."""

@@ -1,0 +1,1 @@
+"""viewfinder.tui (being built; see the issue tracker)."""

@@ -1,0 +1,1 @@
+"""viewfinder.cdp plugin registration (no hooks yet)."""

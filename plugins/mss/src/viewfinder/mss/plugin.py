@@ -1,0 +1,13 @@
+"""Registers the ``mss`` capture backend."""
+
+from __future__ import annotations
+
+from viewfinder.core import hookimpl
+from viewfinder.core.hookspecs import RegisterBackend
+
+
+@hookimpl
+def viewfinder_register_capture_backends(register: RegisterBackend) -> None:
+    from viewfinder.mss.backend import MssBackend
+
+    register(MssBackend.name, MssBackend)

@@ -1,0 +1,1 @@
+"""viewfinder.xvfb plugin registration (no hooks yet)."""

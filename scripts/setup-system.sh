@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Install what viewfinder needs from the system, only what is missing:
+# Debian packages (Xvfb, xdotool, Chromium, fonts, ImageMagick, scrot, Tk) and uv.
+set -euo pipefail
+
+packages=(xvfb xdotool x11-utils chromium fonts-dejavu-core fonts-liberation imagemagick scrot libtk8.6)
+
+missing=()
+for pkg in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$pkg")
+    fi
+done
+
+if ((${#missing[@]})); then
+    if ! command -v apt-get >/dev/null; then
+        echo "setup: missing system packages: ${missing[*]}; install them with your package manager" >&2
+        exit 1
+    fi
+    sudo=""
+    if [ "$(id -u)" != 0 ]; then
+        if command -v sudo >/dev/null; then sudo="sudo"; else
+            echo "setup: need root to install: ${missing[*]}" >&2; exit 1
+        fi
+    fi
+    echo "setup: installing ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v uv >/dev/null && ! python3 -m uv --version >/dev/null 2>&1; then
+    echo "setup: installing uv"
+    python3 -m pip install --quiet uv
+fi

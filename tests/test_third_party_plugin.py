@@ -1,0 +1,81 @@
+"""A third-party plugin installed by entry point shows up in the CLI and captures."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from viewfinder.core import Screenshot
+
+ROOT = Path(__file__).resolve().parents[1]
+PLUGIN = ROOT / "examples" / "plugin-testcard"
+
+
+@pytest.fixture(scope="module")
+def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Install the example plugin (built from source) into a folder of its own."""
+    target = tmp_path_factory.mktemp("site")
+    uv = shutil.which("uv")
+    command = (
+        [uv, "pip", "install", "--python", sys.executable]
+        if uv
+        else [sys.executable, "-m", "pip", "install"]
+    )
+    subprocess.run(
+        [*command, "--no-deps", "--quiet", "--target", str(target), str(PLUGIN)],
+        check=True, capture_output=True, timeout=300,
+    )
+    assert list(target.glob("viewfinder_testcard-*.dist-info"))
+    return target
+
+
+def run_cli(site: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    env.pop("VIEWFINDER_PLUGINS", None)
+    return subprocess.run(
+        [sys.executable, "-m", "viewfinder.cli", *args],
+        env=env, capture_output=True, text=True, timeout=120,
+    )
+
+
+def test_installed_plugin_is_listed(plugin_site: Path) -> None:
+    result = run_cli(plugin_site, "backends", "--json")
+    assert result.returncode == 0, result.stderr
+    rows = {row["name"]: row for row in json.loads(result.stdout)}
+    assert rows["testcard"]["available"] is True
+    assert rows["testcard"]["plugin"] == "testcard"
+    plugins = json.loads(run_cli(plugin_site, "plugins", "--json").stdout)
+    card = next(info for info in plugins if info["name"] == "testcard")
+    assert card["distribution"] == "viewfinder-testcard"
+
+
+def test_installed_plugin_captures(plugin_site: Path, tmp_path: Path) -> None:
+    out = tmp_path / "card.png"
+    result = run_cli(plugin_site, "capture", "--backend", "testcard", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    shot = Screenshot.from_file(out)
+    assert (shot.width, shot.height) == (800, 600)
+    assert shot.pixel(50, 300) == (255, 255, 255)  # first bar
+    assert shot.pixel(750, 300) == (0, 0, 0)  # last bar
+    assert shot.pixel(550, 10) == (255, 0, 0)  # sixth bar
+
+
+def test_plugin_can_be_disabled(plugin_site: Path) -> None:
+    env_result = subprocess.run(
+        [sys.executable, "-m", "viewfinder.cli", "backends", "--json"],
+        env={**os.environ, "PYTHONPATH": str(plugin_site), "VIEWFINDER_DISABLE_PLUGINS": "testcard"},
+        capture_output=True, text=True, timeout=120,
+    )
+    assert "testcard" not in {row["name"] for row in json.loads(env_result.stdout)}
+
+
+def test_docs_show_the_plugin_as_it_is() -> None:
+    guide = (ROOT / "docs" / "plugins.md").read_text()
+    assert (PLUGIN / "viewfinder_testcard.py").read_text().strip() in guide
+    assert (PLUGIN / "pyproject.toml").read_text().strip() in guide
