@@ -11,7 +11,9 @@ from viewfinder.core import get_plugin_manager, hookspecs
 
 ROOT = Path(__file__).resolve().parents[1]
 HOOKS = sorted(
-    name for name in dir(hookspecs) if name.startswith("viewfinder_") and callable(getattr(hookspecs, name))
+    name
+    for name in dir(hookspecs)
+    if name.startswith("viewfinder_") and callable(getattr(hookspecs, name))
 )
 
 
@@ -23,7 +25,9 @@ def test_hookspecs_found() -> None:
 @pytest.mark.parametrize("hook", HOOKS)
 def test_hook_is_documented(hook: str) -> None:
     docs = (ROOT / "docs" / "hooks.md").read_text()
-    assert re.search(rf"^## {hook}$", docs, re.MULTILINE), f"docs/hooks.md has no section for {hook}"
+    assert re.search(rf"^## {hook}$", docs, re.MULTILINE), (
+        f"docs/hooks.md has no section for {hook}"
+    )
 
 
 @pytest.mark.parametrize("hook", HOOKS)
@@ -34,7 +38,8 @@ def test_hook_has_a_docstring(hook: str) -> None:
 @pytest.mark.parametrize("hook", HOOKS)
 def test_hook_is_exercised_by_a_test(hook: str) -> None:
     test_files = [
-        path for pattern in ("*/*/tests/test_*.py", "tests/test_*.py")
+        path
+        for pattern in ("*/*/tests/test_*.py", "tests/test_*.py")
         for path in ROOT.glob(pattern)
         if path.name != Path(__file__).name
     ]

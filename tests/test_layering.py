@@ -14,5 +14,7 @@ def test_importing_core_loads_no_framework_and_no_plugin() -> None:
         "import json, sys; import viewfinder.core; "
         f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert json.loads(result.stdout) == []

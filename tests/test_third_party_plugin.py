@@ -29,7 +29,9 @@ def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     subprocess.run(
         [*command, "--no-deps", "--quiet", "--target", str(target), str(PLUGIN)],
-        check=True, capture_output=True, timeout=300,
+        check=True,
+        capture_output=True,
+        timeout=300,
     )
     assert list(target.glob("viewfinder_testcard-*.dist-info"))
     return target
@@ -40,7 +42,10 @@ def run_cli(site: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env.pop("VIEWFINDER_PLUGINS", None)
     return subprocess.run(
         [sys.executable, "-m", "viewfinder.cli", *args],
-        env=env, capture_output=True, text=True, timeout=120,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -69,8 +74,14 @@ def test_installed_plugin_captures(plugin_site: Path, tmp_path: Path) -> None:
 def test_plugin_can_be_disabled(plugin_site: Path) -> None:
     env_result = subprocess.run(
         [sys.executable, "-m", "viewfinder.cli", "backends", "--json"],
-        env={**os.environ, "PYTHONPATH": str(plugin_site), "VIEWFINDER_DISABLE_PLUGINS": "testcard"},
-        capture_output=True, text=True, timeout=120,
+        env={
+            **os.environ,
+            "PYTHONPATH": str(plugin_site),
+            "VIEWFINDER_DISABLE_PLUGINS": "testcard",
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert "testcard" not in {row["name"] for row in json.loads(env_result.stdout)}
 

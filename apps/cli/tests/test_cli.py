@@ -45,7 +45,9 @@ def test_plugins_lists_hooks(canvas_backend: Canvas) -> None:
     assert infos["viewfinder-test-canvas"]["hooks"] == ["viewfinder_register_capture_backends"]
 
 
-def test_capture_writes_the_file_and_prints_metadata(canvas_backend: Canvas, tmp_path: Path) -> None:
+def test_capture_writes_the_file_and_prints_metadata(
+    canvas_backend: Canvas, tmp_path: Path
+) -> None:
     canvas_backend.fill(Region(x=10, y=10, width=20, height=20), (0, 0, 255))
     out = tmp_path / "shot.png"
     result = invoke("capture", "-b", "canvas", "-o", str(out), "--region", "10,10,20,20", "--json")
