@@ -1,1 +1,13 @@
-"""viewfinder.cdp plugin registration (no hooks yet)."""
+"""Registers the ``cdp`` capture backend."""
+
+from __future__ import annotations
+
+from viewfinder.core import hookimpl
+from viewfinder.core.hookspecs import RegisterBackend
+
+
+@hookimpl
+def viewfinder_register_capture_backends(register: RegisterBackend) -> None:
+    from viewfinder.cdp.backend import CdpBackend
+
+    register(CdpBackend.name, CdpBackend)

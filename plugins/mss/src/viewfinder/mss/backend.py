@@ -61,7 +61,7 @@ class MssBackend(CaptureBackend):
             if self.display and sys.platform.startswith("linux"):
                 kwargs["display"] = self.display
             try:
-                sct = mss.mss(**kwargs)
+                sct = mss.MSS(**kwargs)
             except mss.exception.ScreenShotError as exc:
                 where = self.display or os.environ.get("DISPLAY", "the default display")
                 raise DisplayGoneError(
