@@ -28,3 +28,21 @@ def test_unknown_format_says_which_are_supported() -> None:
 def test_decode_garbage() -> None:
     with pytest.raises(ScreenshotDecodeError):
         imaging.decode(b"\x89PNG\r\n\x1a\ntruncated")
+
+
+@pytest.mark.parametrize("mode", ["RGB", "RGBA", "L", "P", "1"])
+def test_png_round_trips_every_mode_exactly(mode: str) -> None:
+    source = Image.new("RGB", (37, 23), (10, 200, 30))
+    source.paste((250, 0, 128), (5, 5, 20, 15))
+    image = source.convert(mode)
+    data = imaging.encode_png(image)
+    decoded = imaging.decode(data)
+    expected = image if mode in ("RGB", "RGBA", "L") else image.convert("RGB")
+    assert decoded.mode == expected.mode
+    assert decoded.tobytes() == expected.tobytes()
+
+
+def test_png_levels_trade_size_for_time() -> None:
+    image = Image.effect_noise((64, 64), 40).convert("RGB")
+    sizes = [len(imaging.encode_png(image, level)) for level in (1, 12)]
+    assert sizes[1] <= sizes[0]

@@ -1,0 +1,383 @@
+"""Mouse and keyboard input on an X display through the XTest extension.
+
+>>> display.input.click(200, 120)                 # doctest: +SKIP
+>>> display.input.key("ctrl+s")                   # doctest: +SKIP
+>>> display.input.type("Grüße, World!\\n")        # doctest: +SKIP
+
+Every action ends with a round trip to the server (``sync``), so when a method
+returns the server has carried out the input and queued the events for the clients.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Sequence
+
+from Xlib import X
+from Xlib.ext import xtest
+
+from viewfinder.core.errors import ActionError
+from viewfinder.core.event import Event, EventKind
+from viewfinder.core.geometry import Point
+from viewfinder.xvfb.connection import close_quietly, open_display, x_errors
+from viewfinder.xvfb.keys import keysym_for_char, keysym_for_name
+
+BUTTONS = {"left": 1, "middle": 2, "right": 3}
+#: Wheel buttons: X reports scrolling as presses of buttons 4-7.
+WHEEL_UP, WHEEL_DOWN, WHEEL_LEFT, WHEEL_RIGHT = 4, 5, 6, 7
+_CLICK_COUNTS = {
+    EventKind.CLICK: 1,
+    EventKind.DOUBLE_CLICK: 2,
+    EventKind.TRIPLE_CLICK: 3,
+    EventKind.RIGHT_CLICK: 1,
+    EventKind.MIDDLE_CLICK: 1,
+}
+_SHIFT_KEYSYM = 0xFFE1  # Shift_L
+
+
+def _chord(keys: str | Sequence[str]) -> list[str]:
+    if isinstance(keys, str):
+        return [part for part in keys.split("+") if part] or ["+"]
+    return list(keys)
+
+
+class XInput:
+    """XTest input on the X display ``display_name`` (``":N"``); thread-safe.
+
+    Keys not on the display's keyboard map (``é``, ``€``, ``ß`` on a US map) are typed by
+    mapping their keysym to a spare keycode. X gives no way to learn when a client has
+    taken in a keymap change, and Xlib clients fetch changes lazily, at their next key
+    lookup: a change arriving while one is being fetched can be missed. So
+    :meth:`type` makes all the changes a text needs before its first key, and they stay
+    until the keycode is needed for another keysym or :meth:`close` /
+    :meth:`restore_keymap` is called (restoring right after the key would make clients
+    see an empty key).
+    """
+
+    def __init__(self, display_name: str) -> None:
+        self.display_name = display_name
+        self._conn = open_display(display_name)
+        if not self._conn.has_extension("XTEST"):
+            close_quietly(self._conn)
+            raise ActionError(
+                f"X display {display_name} has no XTEST extension, so input cannot be faked; "
+                "use Xvfb (which has it) or enable XTEST on the server"
+            )
+        self._lock = threading.RLock()
+        self._spares: list[int] | None = None
+        self._remapped: OrderedDict[int, int] = OrderedDict()  # keysym -> keycode, LRU order
+
+    # -- pointer ----------------------------------------------------------------------
+
+    def move(self, x: int, y: int) -> None:
+        """Move the pointer to ``(x, y)`` on the screen."""
+        with self._action():
+            self._move(x, y)
+
+    def click(
+        self,
+        x: int | None = None,
+        y: int | None = None,
+        button: str = "left",
+        count: int = 1,
+        modifiers: Sequence[str] = (),
+    ) -> None:
+        """Click ``button`` ``count`` times at ``(x, y)`` (or where the pointer is),
+        holding ``modifiers`` (``["ctrl"]``, ``["shift", "alt"]``) meanwhile."""
+        code = self._button(button)
+        with self._action(), self._held(modifiers):
+            if x is not None and y is not None:
+                self._move(x, y)
+            for _ in range(count):
+                self._fake(X.ButtonPress, code)
+                self._fake(X.ButtonRelease, code)
+
+    def double_click(self, x: int, y: int, modifiers: Sequence[str] = ()) -> None:
+        self.click(x, y, "left", 2, modifiers)
+
+    def triple_click(self, x: int, y: int, modifiers: Sequence[str] = ()) -> None:
+        self.click(x, y, "left", 3, modifiers)
+
+    def mouse_down(self, button: str = "left", x: int | None = None, y: int | None = None) -> None:
+        """Press ``button`` (at ``(x, y)`` when given) and keep it pressed."""
+        code = self._button(button)
+        with self._action():
+            if x is not None and y is not None:
+                self._move(x, y)
+            self._fake(X.ButtonPress, code)
+
+    def mouse_up(self, button: str = "left", x: int | None = None, y: int | None = None) -> None:
+        """Release ``button`` (after moving to ``(x, y)`` when given)."""
+        code = self._button(button)
+        with self._action():
+            if x is not None and y is not None:
+                self._move(x, y)
+            self._fake(X.ButtonRelease, code)
+
+    def drag(
+        self,
+        start: tuple[int, int],
+        end: tuple[int, int],
+        button: str = "left",
+        steps: int = 5,
+        modifiers: Sequence[str] = (),
+    ) -> None:
+        """Press at ``start``, move to ``end`` in ``steps`` moves, release there.
+
+        The intermediate moves matter: toolkits start a drag only after they saw
+        motion with the button held.
+        """
+        code = self._button(button)
+        (x0, y0), (x1, y1) = start, end
+        steps = max(1, steps)
+        with self._action(), self._held(modifiers):
+            self._move(x0, y0)
+            self._fake(X.ButtonPress, code)
+            self._sync()
+            for step in range(1, steps + 1):
+                self._move(x0 + (x1 - x0) * step // steps, y0 + (y1 - y0) * step // steps)
+                self._sync()  # one motion event per step, not one merged jump
+            self._fake(X.ButtonRelease, code)
+
+    def scroll(
+        self,
+        x: int | None = None,
+        y: int | None = None,
+        dx: int = 0,
+        dy: int = 0,
+        modifiers: Sequence[str] = (),
+    ) -> None:
+        """Scroll ``dy`` wheel clicks down (negative: up) and ``dx`` right (negative: left)."""
+        with self._action(), self._held(modifiers):
+            if x is not None and y is not None:
+                self._move(x, y)
+            vertical = WHEEL_DOWN if dy > 0 else WHEEL_UP
+            horizontal = WHEEL_RIGHT if dx > 0 else WHEEL_LEFT
+            for code, clicks in ((vertical, abs(dy)), (horizontal, abs(dx))):
+                for _ in range(clicks):
+                    self._fake(X.ButtonPress, code)
+                    self._fake(X.ButtonRelease, code)
+
+    # -- keyboard -----------------------------------------------------------------------
+
+    def key(self, keys: str | Sequence[str]) -> None:
+        """Press a chord: ``"ctrl+s"``, ``["ctrl", "shift", "t"]``, ``"Return"``, ``"F5"``.
+
+        Keys go down in order and come up in reverse. Unknown names raise
+        :class:`~viewfinder.core.ActionError` saying how to name keys.
+        """
+        chord = _chord(keys)
+        keysyms = [keysym_for_name(name) for name in chord]
+        with self._action():
+            codes = self._press_chord(keysyms)
+            for code in reversed(codes):
+                self._fake(X.KeyRelease, code)
+
+    def hold_key(self, keys: str | Sequence[str], duration_s: float) -> None:
+        """Hold a chord down for ``duration_s`` seconds, then release it."""
+        keysyms = [keysym_for_name(name) for name in _chord(keys)]
+        with self._action():
+            codes = self._press_chord(keysyms)
+            self._sync()
+            try:
+                time.sleep(max(0.0, duration_s))
+            finally:
+                for code in reversed(codes):
+                    self._fake(X.KeyRelease, code)
+
+    def type(self, text: str) -> None:
+        """Type ``text``: any characters, with ``\\n`` as Return and ``\\t`` as Tab."""
+        keysyms = [keysym_for_char(char) for char in text]
+        with self._action():
+            for chunk in self._chunks(keysyms):
+                # Every keycode of the chunk first, so any keymap change reaches the clients
+                # before the first key does (see the class docstring).
+                plan = [self._keycode(keysym) for keysym in chunk]
+                shift = self._keycode(_SHIFT_KEYSYM)[0]
+                for code, shifted in plan:
+                    if shifted:
+                        self._fake(X.KeyPress, shift)
+                    self._fake(X.KeyPress, code)
+                    self._fake(X.KeyRelease, code)
+                    if shifted:
+                        self._fake(X.KeyRelease, shift)
+
+    def _chunks(self, keysyms: list[int]) -> Iterator[list[int]]:
+        """Split ``keysyms`` so no chunk needs more remapped keycodes than there are spares."""
+        chunk: list[int] = []
+        missing: set[int] = set()
+        for keysym in keysyms:
+            if keysym not in self._remapped and not self._on_keymap(keysym):
+                missing.add(keysym)
+                if len(missing) > len(self._spare_keycodes()):
+                    yield chunk
+                    chunk, missing = [], {keysym}
+            chunk.append(keysym)
+        if chunk:
+            yield chunk
+
+    # -- events --------------------------------------------------------------------------
+
+    def perform(self, event: Event) -> None:
+        """Carry out one :class:`~viewfinder.core.Event` (any kind in ``EventKind``)."""
+        kind = event.kind
+        button = event.button or "left"
+        x, y = _xy(event.position)
+        if kind in _CLICK_COUNTS:
+            self.click(x, y, button, _CLICK_COUNTS[kind], event.modifiers)
+        elif kind is EventKind.MOUSE_DOWN:
+            with self._action(), self._held(event.modifiers):
+                self.mouse_down(button, x, y)
+        elif kind is EventKind.MOUSE_UP:
+            with self._action(), self._held(event.modifiers):
+                self.mouse_up(button, x, y)
+        elif kind is EventKind.MOVE:
+            with self._action(), self._held(event.modifiers):
+                self._move(x, y)  # type: ignore[arg-type]  # MOVE always has a position
+        elif kind is EventKind.DRAG:
+            assert event.start_position is not None and event.position is not None
+            self.drag(
+                event.start_position.as_tuple(),
+                event.position.as_tuple(),
+                button,
+                modifiers=event.modifiers,
+            )
+        elif kind is EventKind.SCROLL:
+            self.scroll(x, y, event.scroll_dx, event.scroll_dy, event.modifiers)
+        elif kind is EventKind.KEY:
+            self.key(event.keys)
+        elif kind is EventKind.HOLD_KEY:
+            self.hold_key(event.keys, event.duration_s or 0.0)
+        elif kind is EventKind.TYPE:
+            self.type(event.text or "")
+        elif kind is EventKind.WAIT:
+            time.sleep(event.duration_s or 0.0)
+        elif kind is EventKind.SCREENSHOT:
+            pass  # nothing to do on the screen; the caller captures
+        else:  # pragma: no cover - a new EventKind nobody taught us
+            raise ActionError(f"the xvfb backend cannot perform {kind.value!r} events yet")
+
+    # -- lifetime ------------------------------------------------------------------------
+
+    def restore_keymap(self) -> None:
+        """Give the spare keycodes used for unmapped characters back their empty mapping."""
+        with self._lock, contextlib.suppress(Exception):  # the display may be gone already
+            for code in self._remapped.values():
+                self._conn.change_keyboard_mapping(code, [(X.NoSymbol, X.NoSymbol)])
+            self._remapped.clear()
+            self._conn.sync()
+
+    def close(self) -> None:
+        """Restore the keymap and close the X connection (idempotent)."""
+        self.restore_keymap()
+        with self._lock:
+            close_quietly(self._conn)
+
+    def __enter__(self) -> XInput:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- internals -------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _action(self) -> Iterator[None]:
+        # Reentrant: perform() wraps the public methods it calls; the sync at the end of
+        # the outermost block is the one that matters.
+        with self._lock, x_errors(self.display_name):
+            yield
+            self._sync()
+
+    @contextlib.contextmanager
+    def _held(self, modifiers: Iterable[str]) -> Iterator[None]:
+        codes = self._press_chord([keysym_for_name(name) for name in modifiers])
+        try:
+            yield
+        finally:
+            for code in reversed(codes):
+                self._fake(X.KeyRelease, code)
+
+    def _press_chord(self, keysyms: Sequence[int]) -> list[int]:
+        pressed: list[int] = []
+        for keysym in keysyms:
+            code, shifted = self._keycode(keysym)
+            # "ctrl+A" or "ctrl+exclam": the keysym sits on the shift level (as in xdotool)
+            if shifted and _SHIFT_KEYSYM not in keysyms:
+                shift = self._keycode(_SHIFT_KEYSYM)[0]
+                if shift not in pressed:
+                    self._fake(X.KeyPress, shift)
+                    pressed.append(shift)
+            self._fake(X.KeyPress, code)
+            pressed.append(code)
+        return pressed
+
+    def _keycode(self, keysym: int) -> tuple[int, bool]:
+        """The keycode that types ``keysym`` and whether Shift is needed for it."""
+        if keysym in self._remapped:
+            self._remapped.move_to_end(keysym)
+            return self._remapped[keysym], False
+        found = self._on_keymap(keysym)
+        if found:
+            index, code = found[0]
+            return code, index == 1
+        return self._remap(keysym), False
+
+    def _on_keymap(self, keysym: int) -> list[tuple[int, int]]:
+        # Index 0 is the plain level, 1 the shifted one; 2 and up need another group.
+        return sorted(
+            (index, code) for code, index in self._conn.keysym_to_keycodes(keysym) if index < 2
+        )
+
+    def _remap(self, keysym: int) -> int:
+        spares = self._spare_keycodes()
+        if len(self._remapped) < len(spares):
+            code = spares[len(self._remapped)]
+        else:
+            _, code = self._remapped.popitem(last=False)  # reuse the least recently used
+        self._conn.change_keyboard_mapping(code, [(keysym, keysym)])
+        self._conn.sync()
+        self._remapped[keysym] = code
+        return code
+
+    def _spare_keycodes(self) -> list[int]:
+        if self._spares is None:
+            info = self._conn.display.info
+            first, count = info.min_keycode, info.max_keycode - info.min_keycode + 1
+            mapping = self._conn.get_keyboard_mapping(first, count)
+            # Highest first: low unused codes (8) are sometimes special to toolkits.
+            self._spares = [
+                first + offset
+                for offset in reversed(range(count))
+                if first + offset > 8 and not any(mapping[offset])
+            ]
+        if not self._spares:
+            raise ActionError(
+                f"the keyboard map of {self.display_name} has no spare keycode to type "
+                "characters it lacks; type only characters on its layout"
+            )
+        return self._spares
+
+    def _button(self, button: str) -> int:
+        try:
+            return BUTTONS[button]
+        except KeyError:
+            raise ActionError(
+                f"unknown mouse button {button!r}; use left, middle or right"
+            ) from None
+
+    def _move(self, x: int, y: int) -> None:
+        xtest.fake_input(self._conn, X.MotionNotify, x=int(x), y=int(y))
+
+    def _fake(self, event_type: int, detail: int) -> None:
+        xtest.fake_input(self._conn, event_type, detail)
+
+    def _sync(self) -> None:
+        self._conn.sync()
+
+
+def _xy(point: Point | None) -> tuple[int | None, int | None]:
+    return (point.x, point.y) if point is not None else (None, None)
