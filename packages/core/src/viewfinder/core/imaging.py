@@ -73,7 +73,7 @@ _PNG_MODES = {"L": (0, 1), "RGB": (2, 3), "RGBA": (6, 4)}
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-def _png_chunk(kind: bytes, body: bytes) -> bytes:
+def _png_chunk(kind: bytes, body: bytes | bytearray) -> bytes:
     return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
 
 
