@@ -62,3 +62,28 @@ def viewfinder_screenshot_captured(screenshot: Screenshot, context: Mapping[str,
     neither the capture nor the other observers are affected. Keep it quick; it runs in
     the capturing thread.
     """
+
+
+@hookspec(firstresult=True)
+def viewfinder_replay_handoff(result: Any, context: Mapping[str, Any]) -> Any:
+    """Take over from a cached-trajectory replay that stopped before its end.
+
+    Called by ``viewfinder.cache.CacheExecutor`` once per replay that ends with status
+    ``NEEDS_AGENT`` (the screen no longer looks as recorded before a step, a step needs
+    a tool replay cannot perform, or the file is marked invalid) or ``FAILED`` (an
+    action raised), after the cache file's metadata was updated. Not called for a
+    replay that completed.
+
+    ``result`` is a ``viewfinder.cache.ReplayResult`` (typed ``Any`` here: core imports
+    no package): ``status``, ``step_index`` (the first step not performed),
+    ``distance`` and ``threshold`` (for a visual mismatch), ``message`` (written for an
+    agent to read) and ``steps`` (what was done).
+    ``context`` has ``cache_path`` (str or None), ``backend`` (the capture backend's
+    name), ``step`` (the stopped step as an API tool_use block, parameters filled in),
+    ``parameters`` (the values used) and ``resume_from_step_index`` (where to continue
+    once the step is handled; None when the whole file is in doubt).
+
+    The first implementation that returns something other than None has taken over;
+    later ones are not called, and the value is stored as ``result.handoff``. Return
+    None to let another plugin (or the caller) handle it.
+    """

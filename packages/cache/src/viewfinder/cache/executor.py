@@ -1,0 +1,364 @@
+"""Replaying a cache file through a capture backend, checking the screen before each step.
+
+Before every step that has a hash, the executor captures the region around the step's
+point, hashes it the way the file says and compares it with the stored hash. When the
+Hamming distance is over the threshold it stops *before* acting and hands control back
+(status ``NEEDS_AGENT``, the ``viewfinder_replay_handoff`` hook). After the run, the
+file's metadata records the attempt and any failure, and may mark the file invalid.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+from pydantic import BaseModel, ConfigDict, Field
+
+from viewfinder.cache.actions import (
+    action_point,
+    block_event,
+    describe,
+    is_observation,
+    point_field,
+)
+from viewfinder.cache.checks import LiveScreen, StepCheck, VisualChecker
+from viewfinder.cache.errors import CacheError, StepCoordinateError
+from viewfinder.cache.models import CacheFile, ToolUseBlock
+from viewfinder.cache.parameters import check_parameters, substitute
+from viewfinder.cache.report import write_mismatch_report
+from viewfinder.cache.store import read_cache_file, save_cache_file
+from viewfinder.cache.thumbnails import decode_thumbnail
+from viewfinder.cache.validity import (
+    DEFAULT_VALIDATORS,
+    CacheValidator,
+    mark_invalid_if_due,
+    record_attempt,
+)
+from viewfinder.core.backend import CaptureBackend
+from viewfinder.core.errors import CaptureNotSupportedError, EventFormatError, ViewfinderError
+from viewfinder.core.plugins import get_plugin_manager
+
+log = logging.getLogger(__name__)
+
+
+class ReplayStatus(StrEnum):
+    """How a replay ended."""
+
+    COMPLETED = "COMPLETED"
+    NEEDS_AGENT = "NEEDS_AGENT"
+    FAILED = "FAILED"
+
+
+class StepOutcome(BaseModel):
+    """What replay did with one step."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int
+    action: str
+    acted: bool
+    validated: bool = False
+    distance: int | None = None
+
+
+class ReplayResult(BaseModel):
+    """The end of a replay: status, where it stopped, why, and what it did."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    status: ReplayStatus
+    #: the first step not performed (None when every step was)
+    step_index: int | None = None
+    distance: int | None = None
+    threshold: int | None = None
+    message: str
+    steps: list[StepOutcome] = Field(default_factory=list)
+    cache_path: Path | None = None
+    report: Path | None = None
+    report_image: Path | None = None
+    invalidation_reason: str | None = None
+    #: what a ``viewfinder_replay_handoff`` implementation returned when it took over
+    handoff: Any = Field(default=None, exclude=True)
+
+    @property
+    def acted(self) -> list[int]:
+        """Indexes of the steps that were performed."""
+        return [step.index for step in self.steps if step.acted]
+
+
+class ExecutionSettings(BaseModel):
+    """How to replay. The threshold here overrides the file's."""
+
+    model_config = ConfigDict(frozen=True)
+
+    delay_time_between_actions: float = Field(default=1.0, ge=0)
+    skip_visual_validation: bool = False
+    visual_validation_threshold: int | None = Field(default=None, ge=0)
+    #: write a mismatch report (HTML + PNG) into this folder when a step does not match
+    report_dir: Path | None = None
+    #: replay a file even when it is (or becomes, by age) marked invalid
+    allow_invalid: bool = False
+
+
+class CacheExecutor:
+    """Replays cache files through ``backend.act``, validating the screen before each step."""
+
+    def __init__(
+        self,
+        backend: CaptureBackend,
+        settings: ExecutionSettings | None = None,
+        *,
+        validators: Sequence[CacheValidator] = DEFAULT_VALIDATORS,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.backend = backend
+        self.settings = settings or ExecutionSettings()
+        self.validators = tuple(validators)
+        self._sleep = sleep
+
+    def run(
+        self,
+        cache: CacheFile | str | os.PathLike[str],
+        parameters: Mapping[str, str] | None = None,
+        *,
+        start_from_step_index: int = 0,
+        save: bool | None = None,
+    ) -> ReplayResult:
+        """Replay ``cache`` (a model or a file path) from ``start_from_step_index``.
+
+        ``parameters`` fill the ``{{name}}`` placeholders. The metadata is updated and,
+        for a file path (unless ``save=False``), written back atomically. Bad input
+        (missing parameters, a step off the screen, a backend that cannot act) raises
+        before anything is performed.
+        """
+        path = None if isinstance(cache, CacheFile) else Path(cache)
+        model = read_cache_file(path) if path is not None else cache
+        assert isinstance(model, CacheFile)
+        values = dict(parameters or {})
+        self._check_can_start(model, values, start_from_step_index)
+        run = _Run(self, model, path, values, start_from_step_index)
+        result = run.execute()
+        if path is not None and save is not False:
+            save_cache_file(model, path)
+        if result.status is not ReplayStatus.COMPLETED:
+            result.handoff = get_plugin_manager().hook.viewfinder_replay_handoff(
+                result=result, context=run.handoff_context(result)
+            )
+        return result
+
+    def _check_can_start(self, cache: CacheFile, values: Mapping[str, str], start: int) -> None:
+        if not self.backend.supports_act:
+            raise CaptureNotSupportedError(
+                f"capture backend {self.backend.name!r} cannot perform actions, so it cannot "
+                "replay; use one that can act (xvfb, cdp)"
+            )
+        if not 0 <= start <= len(cache.trajectory):
+            raise CacheError(
+                f"start_from_step_index {start} is outside the trajectory's "
+                f"{len(cache.trajectory)} steps (use 0 to {len(cache.trajectory)})"
+            )
+        check_parameters(cache, values)
+
+
+class _Run:
+    """One replay's state; :meth:`execute` walks the steps."""
+
+    def __init__(
+        self,
+        executor: CacheExecutor,
+        cache: CacheFile,
+        path: Path | None,
+        values: dict[str, str],
+        start: int,
+    ) -> None:
+        self.executor = executor
+        self.settings = executor.settings
+        self.cache = cache
+        self.path = path
+        self.values = values
+        self.start = start
+        self.screen = LiveScreen(executor.backend)
+        validate = cache.visual.active and not self.settings.skip_visual_validation
+        self.checker = (
+            VisualChecker(cache, self.settings.visual_validation_threshold, path)
+            if validate
+            else None
+        )
+        self.outcomes: list[StepOutcome] = []
+        #: where a caller continues after handling the step replay stopped at
+        self.resume_from: int | None = None
+
+    def execute(self) -> ReplayResult:
+        if not self.settings.allow_invalid:
+            reason = mark_invalid_if_due(self.cache, self.executor.validators)
+            if reason:
+                stopped = self._result(
+                    ReplayStatus.NEEDS_AGENT,
+                    self.start,
+                    f"the cache file is marked invalid ({reason}); nothing was replayed. "
+                    "Perform the task yourself (and record a new cache), or replay with "
+                    "allow_invalid to try anyway.",
+                    invalidation_reason=reason,
+                )
+                self.resume_from = None  # nothing to resume: the whole file is in doubt
+                return stopped
+        self._check_points()
+        for index in range(self.start, len(self.cache.trajectory)):
+            if index > self.start and self.settings.delay_time_between_actions:
+                self.executor._sleep(self.settings.delay_time_between_actions)
+            paused = self._step(index)
+            if paused is not None:
+                return paused
+        record_attempt(self.cache, validators=self.executor.validators)
+        done = len(self.cache.trajectory) - self.start
+        return self._result(ReplayStatus.COMPLETED, None, f"replayed {done} step(s) from cache")
+
+    def _check_points(self) -> None:
+        # Every remaining point must be on today's screen: fail before acting, not halfway.
+        width, height = self.screen.size
+        for index in range(self.start, len(self.cache.trajectory)):
+            block = self.cache.trajectory[index]
+            point = action_point(block.input)
+            if point is not None and not (0 <= point.x < width and 0 <= point.y < height):
+                raise StepCoordinateError(
+                    f"coordinate ({point.x}, {point.y}) is outside the {width}x{height} "
+                    "screen; the screen is smaller than when this step was recorded",
+                    path=self.path,
+                    step=index,
+                    field=f"trajectory[{index}].{point_field(block.input)}",
+                )
+
+    def _step(self, index: int) -> ReplayResult | None:
+        block = self.cache.trajectory[index]
+        action = describe(block)
+        if is_observation(block):
+            self.outcomes.append(StepOutcome(index=index, action=action, acted=False))
+            return None
+        filled = substitute(block, self.values)
+        try:
+            event = block_event(filled)
+        except EventFormatError as exc:
+            return self._failed(index, f"step {index} ({action}) has an unreadable input: {exc}")
+        if event is None:
+            record_attempt(self.cache, validators=self.executor.validators)
+            return self._result(
+                ReplayStatus.NEEDS_AGENT,
+                index,
+                f"step {index} uses the tool {block.name!r}, which replay cannot perform. "
+                f"Perform it yourself, then resume from step {index + 1}.",
+            )
+        check: StepCheck | None = None
+        if self.checker is not None and block.visual_representation is not None:
+            try:
+                check, live = self.checker.check(index, block, self.screen)
+            except CaptureNotSupportedError as exc:
+                # a backend that cannot show its screen: nothing to compare with
+                log.warning("cache replay: step %d runs unvalidated: %s", index, exc)
+            except ViewfinderError as exc:
+                return self._failed(
+                    index, f"could not capture the screen to check step {index} ({action}): {exc}"
+                )
+            else:
+                if not check.passed:
+                    return self._mismatch(index, block, check, live)
+        try:
+            self.executor.backend.act(event)
+        except Exception as exc:  # any backend error ends the replay as FAILED
+            log.info("cache replay: step %d (%s) raised %r", index, action, exc)
+            return self._failed(index, f"step {index} ({action}) failed: {exc}")
+        self.outcomes.append(
+            StepOutcome(
+                index=index,
+                action=action,
+                acted=True,
+                validated=check is not None,
+                distance=check.distance if check is not None else None,
+            )
+        )
+        return None
+
+    def _mismatch(
+        self, index: int, block: ToolUseBlock, check: StepCheck, live: Image.Image
+    ) -> ReplayResult:
+        where = "the whole screen" if check.region is None else f"the region around {_point(block)}"
+        message = (
+            f"Visual validation failed at step {index} ({check.action}): {where} no longer "
+            f"looks as recorded (Hamming distance {check.distance} > threshold "
+            f"{check.threshold}). Nothing from step {index} on was performed. Look at the "
+            f"screen, perform step {index} yourself if it still applies, then resume from "
+            f"step {index + 1}."
+        )
+        report = None
+        if self.settings.report_dir is not None:
+            stored = (
+                decode_thumbnail(block.visual_thumbnail, step=index)
+                if block.visual_thumbnail
+                else None
+            )
+            report = write_mismatch_report(
+                self.settings.report_dir, check, live, stored, method=self.cache.visual.method
+            )
+        reason = record_attempt(
+            self.cache,
+            failed_step=index,
+            error_message=f"visual mismatch: distance {check.distance} > {check.threshold}",
+            validators=self.executor.validators,
+        )
+        return self._result(
+            ReplayStatus.NEEDS_AGENT,
+            index,
+            message,
+            distance=check.distance,
+            threshold=check.threshold,
+            report=report.html if report else None,
+            report_image=report.image if report else None,
+            invalidation_reason=reason,
+        )
+
+    def _failed(self, index: int, message: str) -> ReplayResult:
+        reason = record_attempt(
+            self.cache,
+            failed_step=index,
+            error_message=message,
+            validators=self.executor.validators,
+        )
+        return self._result(ReplayStatus.FAILED, index, message, invalidation_reason=reason)
+
+    def _result(
+        self, status: ReplayStatus, index: int | None, message: str, **extra: Any
+    ) -> ReplayResult:
+        if status is not ReplayStatus.COMPLETED and index is not None:
+            self.resume_from = index + 1
+        return ReplayResult(
+            status=status,
+            step_index=index,
+            message=message,
+            steps=list(self.outcomes),
+            cache_path=self.path,
+            **extra,
+        )
+
+    def handoff_context(self, result: ReplayResult) -> dict[str, Any]:
+        """What the ``viewfinder_replay_handoff`` hook gets besides the result."""
+        index = result.step_index
+        step = None
+        if index is not None and index < len(self.cache.trajectory):
+            step = substitute(self.cache.trajectory[index], self.values).to_api()
+        return {
+            "cache_path": str(self.path) if self.path is not None else None,
+            "backend": self.executor.backend.name,
+            "step": step,
+            "parameters": dict(self.values),
+            "resume_from_step_index": self.resume_from,
+        }
+
+
+def _point(block: ToolUseBlock) -> str:
+    point = action_point(block.input)
+    return f"({point.x}, {point.y})" if point is not None else "the screen"

@@ -1,0 +1,275 @@
+"""The pairing rules: which frame each action gets, and when its manifest line is written.
+
+- Before a non-typing action, pending typing is flushed; then the frame from just
+  before the action is frozen, the event written, and the live frame refreshed at once.
+- Typed characters gather into a burst, recorded as one ``type`` event paired with the
+  frame from before its first character (also kept as ``pretyping_screenshot.png``).
+  BackSpace removes the burst's last character; a character with Ctrl/Alt/Super held
+  is a hotkey; Enter, Tab, Escape, arrows and every other named key end the burst and
+  are ``key`` events. A burst also ends after ``typing_pause`` without typing, and on stop.
+- Wheel clicks gather into one ``scroll`` event per burst (same place, same direction,
+  less than ``scroll_pause`` apart).
+- A press of the left button waits ``double_click_interval`` for a second one nearby;
+  two make one ``double_click`` event, three a ``triple_click``.
+
+Pending actions (a burst, a click that may become a double click) already hold their
+frame; their lines are written when they end, always before the next action's line.
+:class:`Pairing` is not thread-safe: the recorder calls it under its lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from viewfinder.core import Event, EventKind, Point
+from viewfinder.recorder.frames import Frame, FrameStore
+from viewfinder.recorder.keys import KeyStroke, ordered_modifiers
+from viewfinder.recorder.layout import SessionLayout
+from viewfinder.recorder.manifest import ManifestWriter
+
+log = logging.getLogger(__name__)
+_CLICK_KINDS = {1: EventKind.CLICK, 2: EventKind.DOUBLE_CLICK, 3: EventKind.TRIPLE_CLICK}
+_OTHER_BUTTONS = {"right": EventKind.RIGHT_CLICK, "middle": EventKind.MIDDLE_CLICK}
+
+
+@dataclass(frozen=True)
+class PairingSettings:
+    """Time and distance thresholds of the pairing rules."""
+
+    typing_pause: float = 1.0
+    scroll_pause: float = 0.5
+    scroll_distance: int = 24
+    double_click_interval: float = 0.4
+    double_click_distance: int = 5
+    fsync: bool = True
+
+
+@dataclass
+class _Typing:
+    frame: Frame
+    started: float
+    last: float
+    chars: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Scroll:
+    frame: Frame
+    started: float
+    last: float
+    x: int
+    y: int
+    dx: int
+    dy: int
+    modifiers: tuple[str, ...]
+
+
+@dataclass
+class _Click:
+    frame: Frame
+    started: float
+    last: float
+    x: int
+    y: int
+    modifiers: tuple[str, ...]
+    count: int = 1
+
+
+def wall_clock(at: float) -> datetime:
+    """The UTC time of monotonic instant ``at``."""
+    return datetime.fromtimestamp(time.time() - (time.monotonic() - at), UTC)
+
+
+def _same_sign(a: int, b: int) -> bool:
+    return (a > 0) == (b > 0)
+
+
+class Pairing:
+    """Turns input into manifest lines with pre-action frames (see the module docstring)."""
+
+    def __init__(
+        self,
+        frames: FrameStore,
+        manifest: ManifestWriter,
+        layout: SessionLayout,
+        *,
+        next_seq: int = 0,
+        settings: PairingSettings | None = None,
+        on_event: Callable[[int, Event], Any] | None = None,
+    ) -> None:
+        self.frames = frames
+        self.manifest = manifest
+        self.layout = layout
+        self.next_seq = next_seq
+        self.settings = settings or PairingSettings()
+        self.counts: Counter[str] = Counter()
+        self._on_event = on_event
+        self._pending: _Typing | _Scroll | _Click | None = None
+
+    # -- actions ---------------------------------------------------------------------
+
+    def press(self, x: int, y: int, button: str, modifiers: Sequence[str], at: float) -> None:
+        """A mouse button went down at ``(x, y)`` (a listener's raw press)."""
+        held = ordered_modifiers(modifiers)
+        if button in _OTHER_BUTTONS:
+            self.action(
+                Event(kind=_OTHER_BUTTONS[button], position=Point(x=x, y=y), modifiers=list(held)),
+                at,
+            )
+            return
+        pending = self._pending
+        if isinstance(pending, _Click) and self._continues_click(pending, x, y, held, at):
+            pending.count += 1
+            pending.last = at
+            if pending.count >= max(_CLICK_KINDS):
+                self.flush()
+            return
+        self.flush()
+        self._pending = _Click(self.frames.frame_before(at), at, at, x, y, held)
+        self.frames.refresh()
+
+    def scroll(self, x: int, y: int, dx: int, dy: int, modifiers: Sequence[str], at: float) -> None:
+        """``dx``/``dy`` wheel clicks at ``(x, y)``; joins the scroll burst it continues."""
+        if not (dx or dy):
+            return
+        held = ordered_modifiers(modifiers)
+        pending = self._pending
+        if isinstance(pending, _Scroll) and self._continues_scroll(pending, x, y, dx, dy, held, at):
+            pending.dx += dx
+            pending.dy += dy
+            pending.last = at
+            return
+        self.flush()
+        self._pending = _Scroll(self.frames.frame_before(at), at, at, x, y, dx, dy, held)
+        self.frames.refresh()
+
+    def stroke(self, stroke: KeyStroke, at: float) -> None:
+        """One classified key press (see :mod:`viewfinder.recorder.keys`)."""
+        pending = self._pending
+        if stroke.kind == "modifier":
+            return
+        if stroke.kind == "char":
+            assert stroke.char is not None
+            if not isinstance(pending, _Typing):
+                self.flush()
+                pending = self._begin_typing(at)
+            pending.chars.append(stroke.char)
+            pending.last = at
+            return
+        if stroke.kind == "backspace" and isinstance(pending, _Typing) and pending.chars:
+            pending.chars.pop()
+            pending.last = at
+            return
+        keys = list(stroke.keys) if stroke.kind == "key" else ["BackSpace"]
+        self.action(Event(kind=EventKind.KEY, keys=keys), at)
+
+    def action(self, event: Event, at: float) -> Event:
+        """A complete action: flush what is pending, freeze, write, refresh."""
+        self.flush()
+        return self._commit(event, self.frames.frame_before(at), at)
+
+    # -- pending actions -------------------------------------------------------------
+
+    def deadline(self) -> float | None:
+        """When the pending action ends on its own (monotonic), or None."""
+        pending, settings = self._pending, self.settings
+        if isinstance(pending, _Typing):
+            return pending.last + settings.typing_pause
+        if isinstance(pending, _Scroll):
+            return pending.last + settings.scroll_pause
+        if isinstance(pending, _Click):
+            return pending.last + settings.double_click_interval
+        return None
+
+    def flush(self) -> Event | None:
+        """Write the pending action's line now (a typing burst with no text writes none)."""
+        pending, self._pending = self._pending, None
+        if isinstance(pending, _Typing):
+            if not pending.chars:
+                return None
+            event = Event(kind=EventKind.TYPE, text="".join(pending.chars))
+        elif isinstance(pending, _Scroll):
+            event = Event(
+                kind=EventKind.SCROLL,
+                position=Point(x=pending.x, y=pending.y),
+                scroll_dx=pending.dx,
+                scroll_dy=pending.dy,
+                modifiers=list(pending.modifiers),
+            )
+        elif isinstance(pending, _Click):
+            kind = _CLICK_KINDS[min(pending.count, max(_CLICK_KINDS))]
+            event = Event(
+                kind=kind,
+                position=Point(x=pending.x, y=pending.y),
+                modifiers=list(pending.modifiers),
+            )
+        else:
+            return None
+        return self._commit(event, pending.frame, pending.started)
+
+    @property
+    def pending_kind(self) -> str | None:
+        """What is waiting to be written: ``type``, ``scroll``, ``click`` or None."""
+        return {_Typing: "type", _Scroll: "scroll", _Click: "click"}.get(type(self._pending))
+
+    # -- internals -------------------------------------------------------------------
+
+    def _begin_typing(self, at: float) -> _Typing:
+        frame = self.frames.frame_before(at)
+        self.frames.write(frame, self.layout.pretyping)
+        burst = _Typing(frame, at, at)
+        self._pending = burst
+        return burst
+
+    def _continues_click(
+        self, pending: _Click, x: int, y: int, held: tuple[str, ...], at: float
+    ) -> bool:
+        settings = self.settings
+        return (
+            at - pending.last <= settings.double_click_interval
+            and math.dist((x, y), (pending.x, pending.y)) <= settings.double_click_distance
+            and held == pending.modifiers
+        )
+
+    def _continues_scroll(
+        self,
+        pending: _Scroll,
+        x: int,
+        y: int,
+        dx: int,
+        dy: int,
+        held: tuple[str, ...],
+        at: float,
+    ) -> bool:
+        settings = self.settings
+        return (
+            at - pending.last <= settings.scroll_pause
+            and math.dist((x, y), (pending.x, pending.y)) <= settings.scroll_distance
+            and held == pending.modifiers
+            and (not dx or not pending.dx or _same_sign(dx, pending.dx))
+            and (not dy or not pending.dy or _same_sign(dy, pending.dy))
+        )
+
+    def _commit(self, event: Event, frame: Frame, at: float) -> Event:
+        seq = self.next_seq
+        ref = self.layout.frame_ref(seq)
+        # The frame file first: a line must never name a frame that is not on disk.
+        self.frames.write(frame, self.layout.frame(seq), fsync=self.settings.fsync)
+        final = event.model_copy(update={"timestamp": wall_clock(at), "screenshot": ref})
+        self.manifest.append(seq, final)
+        self.next_seq = seq + 1
+        self.counts[final.kind.value] += 1
+        self.frames.refresh()
+        if self._on_event is not None:
+            try:
+                self._on_event(seq, final)
+            except Exception:  # a watcher must not break the recording
+                log.exception("on_event callback raised; ignored")
+        return final

@@ -1,0 +1,381 @@
+"""The Recorder: pairs every action with the screenshot taken just before it."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from viewfinder.core import CaptureBackend, Event, EventKind, Point
+from viewfinder.recorder.errors import RecorderError, RecorderStateError, RecordingFailedError
+from viewfinder.recorder.frames import FrameStore
+from viewfinder.recorder.keys import classify, parse_chord, stroke_for_char
+from viewfinder.recorder.layout import SessionLayout
+from viewfinder.recorder.pairing import Pairing, PairingSettings
+from viewfinder.recorder.run import ActiveRun, RecordingSummary, RunOptions, close_run, open_run
+from viewfinder.recorder.sources import InputSource, ProgrammaticInput
+
+log = logging.getLogger(__name__)
+
+_BUTTON_NAMES = {1: "left", 2: "middle", 3: "right"}
+_CLICK_KINDS = {
+    "left": EventKind.CLICK,
+    "right": EventKind.RIGHT_CLICK,
+    "middle": EventKind.MIDDLE_CLICK,
+}
+#: X wheel buttons as (dx, dy) wheel clicks; positive is right/down.
+_WHEEL = {4: (0, -1), 5: (0, 1), 6: (-1, 0), 7: (1, 0)}
+State = Literal["new", "recording", "stopping", "stopped"]
+
+
+class Recorder:
+    """Record actions on a screen, each with the frame from just before it.
+
+    >>> with Recorder("session", "xvfb", backend_options={"display": ":1"},
+    ...               input_source=X11RecordInput(":1")):        # doctest: +SKIP
+    ...     input("recording; press Enter to stop")
+
+    ``backend`` is a capture backend, or its name (with ``backend_options``) for
+    :func:`viewfinder.core.get_backend`, or None for the best available one; one given
+    by name is closed on stop, one passed in stays open. ``input_source`` listens for a
+    person's input (:mod:`viewfinder.recorder.sources`); without one only what the
+    program records itself (:meth:`click`, :meth:`type`, ...) is recorded. Time
+    arguments ``at`` are :func:`time.monotonic` instants (default: now). The session
+    folder and the manifest format are described in docs/recorder.md.
+    """
+
+    def __init__(
+        self,
+        session_dir: str | Path,
+        backend: CaptureBackend | str | None = None,
+        *,
+        input_source: InputSource | None = None,
+        interval: float = 0.5,
+        resume: bool = False,
+        backend_options: Mapping[str, Any] | None = None,
+        settings: PairingSettings | None = None,
+        on_event: Callable[[int, Event], Any] | None = None,
+    ) -> None:
+        if not interval > 0:
+            raise ValueError(f"interval must be a positive number of seconds, got {interval!r}")
+        self.session_dir = Path(session_dir)
+        self.interval = float(interval)
+        self.resume = resume
+        self.input_source: InputSource = input_source or ProgrammaticInput()
+        self.settings = settings or PairingSettings()
+        self._options = RunOptions(
+            session_dir=self.session_dir,
+            backend=backend,
+            backend_options=dict(backend_options or {}),
+            resume=resume,
+            interval=self.interval,
+            input_source=self.input_source.name,
+            settings=self.settings,
+            on_event=on_event,
+            on_failure=self._fail,
+        )
+        self._lock = threading.RLock()
+        self._timer = threading.Condition(self._lock)
+        self._attention = threading.Event()  # set on stop or failure: wait() returns
+        self._finished = threading.Event()  # set when stop() has completed
+        self._state: State = "new"
+        self._accepting = False
+        self._error: BaseException | None = None
+        self._run: ActiveRun | None = None
+        self._timer_thread: threading.Thread | None = None
+        self._summary: RecordingSummary | None = None
+
+    # -- lifetime ------------------------------------------------------------------
+
+    def start(self) -> Recorder:
+        """Open the session folder, capture the first frame, start listening; returns self.
+
+        Raises :class:`~viewfinder.recorder.errors.SessionExistsError` for a folder that
+        already holds a recording (unless ``resume``), backend errors (unknown backend,
+        display not running) and :class:`~viewfinder.recorder.errors.SessionWriteError`
+        for a folder that cannot be written.
+        """
+        with self._lock:
+            if self._state != "new":
+                raise RecorderStateError(
+                    f"this recorder is {self._state}; a Recorder records once. Create a "
+                    "new one (with resume=True to add to the same folder)"
+                )
+            self._run = open_run(self._options)
+            self._state, self._accepting = "recording", True
+        self._timer_thread = threading.Thread(
+            target=self._flush_when_due, name="viewfinder-recorder-timer", daemon=True
+        )
+        self._timer_thread.start()
+        try:
+            self.input_source.start(self)
+        except BaseException:
+            run = self._run
+            self.stop()
+            if run is not None and run.pairing.next_seq == run.first_seq:
+                run.folder.discard()  # a failed start must not leave a "recording" behind
+            raise
+        return self
+
+    def stop(self) -> RecordingSummary:
+        """Stop listening, write what is pending, close the folder; return a summary.
+
+        Idempotent: stopping again returns the same summary. A recording that failed
+        (display gone, disk full) stops cleanly too; the summary carries the error.
+        Stopping a recorder that never started raises :class:`RecorderStateError`.
+        """
+        with self._lock:
+            if self._state == "new":
+                raise RecorderStateError("this recorder was never started; nothing to stop")
+            first = self._state == "recording"
+            if first:
+                self._state = "stopping"
+        if not first:
+            self._finished.wait()
+            assert self._summary is not None
+            return self._summary
+        try:
+            self.input_source.stop()  # after this no listener calls arrive
+        except Exception as exc:  # the source's failure must not lose the recording
+            log.warning("input source %s did not stop cleanly: %s", self.input_source.name, exc)
+        run = self._run
+        assert run is not None
+        with self._lock:
+            self._accepting = False
+            try:
+                run.pairing.flush()
+            except RecorderError as exc:
+                self._error = self._error or exc
+            self._timer.notify_all()
+        if self._timer_thread is not None:
+            self._timer_thread.join(10)
+        run.frames.stop()
+        self._summary = close_run(run, self._error)
+        with self._lock:
+            self._state = "stopped"
+        self._attention.set()
+        self._finished.set()
+        return self._summary
+
+    def __enter__(self) -> Recorder:
+        return self.start() if self._state == "new" else self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._state != "new":
+            self.stop()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the recording stops or fails; True if it did within ``timeout``."""
+        return self._attention.wait(timeout)
+
+    # -- state ---------------------------------------------------------------------
+
+    @property
+    def layout(self) -> SessionLayout:
+        return SessionLayout(self.session_dir.expanduser().absolute())
+
+    @property
+    def running(self) -> bool:
+        """True between start() and stop() while no error has stopped the recording."""
+        return self._state == "recording" and self._error is None
+
+    @property
+    def error(self) -> BaseException | None:
+        """The error that stopped the recording (display gone, disk full, ...), if any."""
+        return self._error
+
+    @property
+    def events(self) -> int:
+        """Events this run has written so far."""
+        run = self._run
+        return run.pairing.next_seq - run.first_seq if run is not None else 0
+
+    @property
+    def pending(self) -> str | None:
+        """What waits to be written: ``type``, ``scroll``, ``click`` or None."""
+        run = self._run
+        return run.pairing.pending_kind if run is not None else None
+
+    @property
+    def frames(self) -> FrameStore:
+        """The live frame store (its ``stats`` say what the updater did)."""
+        return self._active().frames
+
+    @property
+    def backend(self) -> CaptureBackend:
+        return self._active().backend
+
+    # -- programmatic input ----------------------------------------------------------
+
+    def click(
+        self,
+        x: int,
+        y: int,
+        *,
+        button: str = "left",
+        modifiers: Sequence[str] = (),
+        at: float | None = None,
+    ) -> Event:
+        """Record a click at ``(x, y)``; call it just before performing the click."""
+        if button not in _CLICK_KINDS:
+            raise ValueError(f"unknown mouse button {button!r}; use left, middle or right")
+        event = Event(
+            kind=_CLICK_KINDS[button], position=Point(x=x, y=y), modifiers=list(modifiers)
+        )
+        return self._apply(lambda pairing, now: pairing.action(event, now), at)
+
+    def double_click(
+        self, x: int, y: int, *, modifiers: Sequence[str] = (), at: float | None = None
+    ) -> Event:
+        """Record a double click at ``(x, y)``."""
+        event = Event(
+            kind=EventKind.DOUBLE_CLICK, position=Point(x=x, y=y), modifiers=list(modifiers)
+        )
+        return self._apply(lambda pairing, now: pairing.action(event, now), at)
+
+    def right_click(self, x: int, y: int, *, at: float | None = None) -> Event:
+        """Record a right click at ``(x, y)``."""
+        return self.click(x, y, button="right", at=at)
+
+    def scroll(
+        self,
+        x: int,
+        y: int,
+        dx: int = 0,
+        dy: int = 0,
+        *,
+        modifiers: Sequence[str] = (),
+        at: float | None = None,
+    ) -> None:
+        """Record ``dy`` wheel clicks down (negative: up) and ``dx`` right at ``(x, y)``.
+
+        Scrolls in a row at the same place join one ``scroll`` event.
+        """
+        self._apply(lambda pairing, now: pairing.scroll(x, y, dx, dy, modifiers, now), at)
+
+    def key(self, keys: str | Sequence[str], *, at: float | None = None) -> None:
+        """Record a key or chord (``"ctrl+s"``, ``"Return"``); a plain character is typing."""
+        stroke = parse_chord(keys)
+        self._apply(lambda pairing, now: pairing.stroke(stroke, now), at)
+
+    def type(self, text: str, *, at: float | None = None) -> None:
+        """Record typed text into the typing burst (``\\n`` is Enter, ``\\b`` BackSpace)."""
+        strokes = [stroke_for_char(char) for char in text]
+
+        def apply(pairing: Pairing, now: float) -> None:
+            for stroke in strokes:
+                pairing.stroke(stroke, now)
+
+        self._apply(apply, at)
+
+    def record(self, event: Event, *, at: float | None = None) -> None:
+        """Record any Event by the pairing rules (type, key and scroll join their bursts)."""
+        if event.kind is EventKind.TYPE:
+            self.type(event.text or "", at=at)
+        elif event.kind is EventKind.KEY:
+            self.key(event.keys, at=at)
+        elif event.kind is EventKind.SCROLL and event.position is not None:
+            self.scroll(
+                event.position.x,
+                event.position.y,
+                event.scroll_dx,
+                event.scroll_dy,
+                modifiers=event.modifiers,
+                at=at,
+            )
+        else:
+            self._apply(lambda pairing, now: pairing.action(event, now), at)
+
+    def act(self, event: Event) -> None:
+        """Record ``event``, then perform it through the backend (xvfb and cdp can act)."""
+        self.record(event)
+        self.backend.act(event)
+
+    def flush(self) -> None:
+        """Write a pending typing burst, scroll burst or click now."""
+        self._apply(lambda pairing, now: pairing.flush(), None)
+
+    # -- InputSink: raw presses from listeners ---------------------------------------
+
+    def button_pressed(
+        self,
+        x: int,
+        y: int,
+        button: str | int,
+        modifiers: Sequence[str] = (),
+        at: float | None = None,
+    ) -> None:
+        """A listener saw a button press (X numbers: 1-3 buttons, 4-7 wheel clicks)."""
+        if isinstance(button, int) and button in _WHEEL:
+            dx, dy = _WHEEL[button]
+            self.scroll(x, y, dx, dy, modifiers=modifiers, at=at)
+            return
+        name = _BUTTON_NAMES.get(button) if isinstance(button, int) else button
+        if name not in _CLICK_KINDS:
+            return  # back/forward and other extra buttons are not actions we record
+        self._apply(lambda pairing, now: pairing.press(x, y, name, modifiers, now), at)
+
+    def key_pressed(
+        self, name: str, char: str | None, modifiers: Sequence[str] = (), at: float | None = None
+    ) -> None:
+        """A listener saw key ``name`` go down, typing ``char`` (None: nothing)."""
+        stroke = classify(name, char, modifiers)
+        self._apply(lambda pairing, now: pairing.stroke(stroke, now), at)
+
+    def input_failed(self, error: BaseException) -> None:
+        """The input source died; the recording stops with ``error``."""
+        self._fail(error)
+
+    # -- internals -------------------------------------------------------------------
+
+    def _active(self) -> ActiveRun:
+        if self._run is None:
+            raise RecorderStateError("the recorder has not been started; call start() first")
+        return self._run
+
+    def _apply(self, step: Callable[[Pairing, float], Any], at: float | None) -> Any:
+        now = time.monotonic() if at is None else at
+        with self._lock:
+            if self._error is not None:
+                raise RecordingFailedError(self._error)
+            if not self._accepting or self._run is None:
+                raise RecorderStateError(
+                    "the recorder is not recording; call start() first"
+                    if self._state == "new"
+                    else "the recorder has stopped; start a new one to record more"
+                )
+            try:
+                result = step(self._run.pairing, now)
+            except RecorderError as exc:  # a write failed: nothing more can be recorded
+                self._fail(exc)
+                raise
+            self._timer.notify_all()  # the pending deadline may have moved
+            return result
+
+    def _fail(self, error: BaseException) -> None:
+        with self._lock:
+            if self._error is None:
+                self._error = error
+                log.error("recording into %s stopped: %s", self.session_dir, error)
+            self._timer.notify_all()
+        self._attention.set()
+
+    def _flush_when_due(self) -> None:
+        # Ends pending bursts and clicks whose time is up.
+        with self._timer:
+            while self._accepting and self._error is None and self._run is not None:
+                due = self._run.pairing.deadline()
+                now = time.monotonic()
+                if due is None or due > now:
+                    self._timer.wait(None if due is None else due - now)
+                    continue
+                try:
+                    self._run.pairing.flush()
+                except RecorderError as exc:
+                    self._fail(exc)
+
+    def __repr__(self) -> str:
+        return f"<Recorder {self.session_dir} {self._state} events={self.events}>"

@@ -1,0 +1,388 @@
+"""A real input listener on an X display, through the X RECORD extension.
+
+RECORD hands a client a copy of every device event the server processes (key and button
+presses from a keyboard, a mouse, or XTest as xdotool sends them), with the server's
+timestamp, without grabbing anything: applications get their input as usual.
+
+Two things were found by measuring on Xvfb (see docs/recorder.md):
+
+- The server does not flush the recording connection after a pointer event that no
+  client selected (a click on the bare root window): the data waits until some other
+  output is flushed, seconds later. A small round trip on another connection every
+  ``nudge_interval`` flushes it, so a press is seen within that time.
+- Server timestamps are milliseconds of the server's monotonic clock. The listener
+  measures the offset to this process's :func:`time.monotonic` once at start, so each
+  press is reported with the instant it happened rather than when it arrived; the
+  recorder pairs it with the frame captured before that instant.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from Xlib import XK, X, Xatom
+from Xlib.display import Display as XDisplay
+from Xlib.error import ConnectionClosedError, DisplayError
+from Xlib.ext import record
+from Xlib.protocol import rq
+
+from viewfinder.core import DisplayGoneError
+from viewfinder.recorder.errors import InputSourceError, RecorderError
+from viewfinder.recorder.sources import InputSink
+
+log = logging.getLogger(__name__)
+
+_WRAP = 1 << 32  # X timestamps are 32-bit milliseconds
+_MOD_MASKS = (X.Mod1Mask, X.Mod2Mask, X.Mod3Mask, X.Mod4Mask, X.Mod5Mask)
+_MODIFIER_KEYSYM_NAMES = {
+    "Alt_L": "alt",
+    "Alt_R": "alt",
+    "Meta_L": "alt",
+    "Meta_R": "alt",
+    "Super_L": "super",
+    "Super_R": "super",
+    "Hyper_L": "super",
+    "Hyper_R": "super",
+}
+
+
+def _keysym_names() -> dict[int, str]:
+    names: dict[int, str] = {}
+    for attribute in sorted(dir(XK)):
+        if attribute.startswith("XK_"):
+            names.setdefault(getattr(XK, attribute), attribute[3:])
+    return names
+
+
+_NAMES = _keysym_names()
+
+
+#: Keypad keysyms that type a character (with Num Lock on).
+_KEYPAD_CHARS = {
+    0xFF80: " ",
+    0xFFAA: "*",
+    0xFFAB: "+",
+    0xFFAC: ",",
+    0xFFAD: "-",
+    0xFFAE: ".",
+    0xFFAF: "/",
+    0xFFBD: "=",
+    **{0xFFB0 + digit: str(digit) for digit in range(10)},
+}
+
+
+def keysym_char(keysym: int) -> str | None:
+    """The character a keysym types (Latin-1, Unicode and keypad keysyms), or None."""
+    if 0x20 <= keysym <= 0x7E or 0xA0 <= keysym <= 0xFF:
+        return chr(keysym)
+    if 0x01000100 <= keysym <= 0x0110FFFF:
+        return chr(keysym - 0x01000000)
+    return _KEYPAD_CHARS.get(keysym)
+
+
+def keysym_name(keysym: int) -> str:
+    """The X name of a keysym (``Return``, ``a``, ``slash``), or its hex value."""
+    name = _NAMES.get(keysym)
+    if name is not None:
+        return name
+    char = keysym_char(keysym)
+    return char if char is not None else f"0x{keysym:x}"
+
+
+class Keymap:
+    """Keycodes to keysyms and modifier bits to names, as the display maps them."""
+
+    def __init__(self, conn: XDisplay) -> None:
+        self.refresh(conn)
+
+    def refresh(self, conn: XDisplay) -> None:
+        info = conn.display.info
+        self.first = info.min_keycode
+        self.codes = conn.get_keyboard_mapping(self.first, info.max_keycode - self.first + 1)
+        names: dict[int, str] = {}
+        self.num_lock = 0
+        for mask, keycodes in zip(_MOD_MASKS, conn.get_modifier_mapping()[3:], strict=True):
+            for keycode in keycodes:
+                keysym = keysym_name(self._keysym(keycode, 0))
+                if keysym == "Num_Lock":
+                    self.num_lock = mask
+                name = _MODIFIER_KEYSYM_NAMES.get(keysym)
+                if name is not None:
+                    names.setdefault(mask, name)
+        self.mod_names = names
+
+    def _keysym(self, keycode: int, index: int) -> int:
+        row = keycode - self.first
+        if 0 <= row < len(self.codes) and index < len(self.codes[row]):
+            return int(self.codes[row][index])
+        return X.NoSymbol
+
+    def modifiers(self, state: int) -> list[str]:
+        held = []
+        if state & X.ControlMask:
+            held.append("ctrl")
+        if state & X.ShiftMask:
+            held.append("shift")
+        held.extend(name for mask, name in self.mod_names.items() if state & mask)
+        return held
+
+    def lookup(self, keycode: int, state: int) -> tuple[str, str | None, bool]:
+        """``(name, char, known)`` for a press of ``keycode`` with modifier ``state``.
+
+        ``name`` is the unshifted key's name when Ctrl/Alt/Super is held (hotkeys are
+        named by their key: ctrl+shift+s) and the shifted keysym's name otherwise.
+        """
+        base = self._keysym(keycode, 0)
+        if base == X.NoSymbol:
+            return ("", None, False)
+        shifted = bool(state & X.ShiftMask)
+        if 0xFF80 <= base <= 0xFFBD and self.num_lock and state & self.num_lock:
+            shifted = not shifted  # Num Lock swaps the keypad's levels (KP_End <-> KP_1)
+        keysym = self._keysym(keycode, 1) if shifted else base
+        if keysym == X.NoSymbol:
+            keysym = base
+        char = keysym_char(keysym)
+        if char is not None and char.isalpha():
+            # Caps Lock flips letters; a keymap without a shifted level still has upper case.
+            upper = shifted != bool(state & X.LockMask)
+            char = char.upper() if upper else char.lower()
+        hotkey = any(name in ("ctrl", "alt", "super") for name in self.modifiers(state))
+        name = keysym_name(base if hotkey else keysym)
+        return (name, char, True)
+
+
+class ServerClock:
+    """Maps X server timestamps to this process's monotonic clock."""
+
+    def __init__(self, offset_ms: int) -> None:
+        self.offset_ms = offset_ms  # local monotonic ms minus server ms
+
+    @classmethod
+    def measure(cls, conn: XDisplay) -> ServerClock:
+        """Get one server timestamp by a property change on a window of our own."""
+        root = conn.screen().root
+        window = root.create_window(
+            0,
+            0,
+            1,
+            1,
+            0,
+            0,
+            window_class=X.InputOnly,
+            visual=X.CopyFromParent,
+            event_mask=X.PropertyChangeMask,
+        )
+        atom = conn.intern_atom("_VIEWFINDER_RECORDER_CLOCK")
+        before = time.monotonic()
+        window.change_property(atom, Xatom.STRING, 8, b"t")
+        conn.flush()
+        while True:
+            event = conn.next_event()
+            if event.type == X.PropertyNotify and event.window == window:
+                break
+        after = time.monotonic()
+        window.destroy()
+        conn.flush()
+        local_ms = round((before + after) * 500)
+        return cls((local_ms - event.time) % _WRAP)
+
+    def at(self, server_ms: int) -> float:
+        """The monotonic instant of a server timestamp (never later than now)."""
+        now = time.monotonic()
+        now_ms = round(now * 1000)
+        lag = (now_ms - self.offset_ms - server_ms) % _WRAP
+        if lag >= _WRAP // 2:  # "in the future": the estimate was a little off
+            self.offset_ms = (self.offset_ms - (_WRAP - lag)) % _WRAP
+            return now
+        if lag > 60_000:  # nonsense for a live event; trust the arrival time
+            return now
+        return now - lag / 1000
+
+
+class X11RecordInput:
+    """Listens to every key and button press on X display ``display`` (``":N"``).
+
+    Needs the RECORD extension, which Xvfb and Xorg enable by default.
+    """
+
+    name = "x11"
+
+    def __init__(self, display: str, *, nudge_interval: float = 0.05) -> None:
+        self.display = display
+        self.nudge_interval = nudge_interval
+        self._conns: list[XDisplay] = []
+        self._control: XDisplay | None = None
+        self._context: int | None = None
+        self._threads: list[threading.Thread] = []
+        self._stopping = threading.Event()
+        self._sink: InputSink | None = None
+        self.events_seen = 0
+
+    # -- InputSource -------------------------------------------------------------------
+
+    def start(self, sink: InputSink) -> None:
+        """Connect, check RECORD, measure the clock and start listening."""
+        if self._threads:
+            raise InputSourceError("this x11 input source is already listening")
+        self._sink = sink
+        try:
+            control, recording, nudging = (self._connect() for _ in range(3))
+            if not control.has_extension("RECORD"):
+                raise InputSourceError(
+                    f"X display {self.display} has no RECORD extension, so its input cannot "
+                    "be observed; start Xvfb/Xorg without '-extension RECORD'"
+                )
+            self._control = control
+            self.keymap = Keymap(control)
+            self.clock = ServerClock.measure(control)
+            self._context = control.record_create_context(0, [record.AllClients], [_DEVICE_PRESSES])
+            control.sync()
+        except (ConnectionClosedError, DisplayError, OSError) as exc:
+            self._close()
+            raise DisplayGoneError(f"X display {self.display} stopped answering: {exc}") from exc
+        except BaseException:
+            self._close()
+            raise
+        self._stopping.clear()
+        listener = threading.Thread(
+            target=self._listen, args=(recording,), name="viewfinder-x11-record", daemon=True
+        )
+        nudger = threading.Thread(
+            target=self._nudge, args=(nudging,), name="viewfinder-x11-nudge", daemon=True
+        )
+        self._threads = [listener, nudger]
+        listener.start()
+        nudger.start()
+
+    def stop(self) -> None:
+        """Stop listening and close the connections (idempotent).
+
+        Presses the server had already intercepted are still delivered: disabling the
+        context makes the server send what it holds, then end the data.
+        """
+        self._stopping.set()
+        control, context = self._control, self._context
+        if control is not None and context is not None:
+            with contextlib.suppress(Exception):  # the display may be gone
+                control.record_disable_context(context)
+                control.flush()
+        for thread in self._threads:
+            thread.join(5)
+        if control is not None and context is not None:
+            with contextlib.suppress(Exception):
+                control.record_free_context(context)
+                control.flush()
+        self._context = None
+        self._threads = []
+        self._sink = None
+        self._close()
+
+    # -- threads ---------------------------------------------------------------------
+
+    def _listen(self, conn: XDisplay) -> None:
+        try:
+            conn.record_enable_context(
+                self._context, lambda reply: self._on_reply(reply, conn.display)
+            )
+        except Exception as exc:  # the display went away (or python-xlib choked)
+            if not self._stopping.is_set() and self._sink is not None:
+                self._sink.input_failed(
+                    DisplayGoneError(
+                        f"lost the X display {self.display} while listening for input: "
+                        f"{exc!r}; what was recorded so far is intact"
+                    )
+                )
+
+    def _nudge(self, conn: XDisplay) -> None:
+        # A round trip makes the server flush pending output, the RECORD data included.
+        while not self._stopping.wait(self.nudge_interval):
+            try:
+                conn.get_input_focus()
+            except Exception:  # the listener thread reports a lost display
+                return
+
+    def _on_reply(self, reply: Any, parser: Any) -> None:
+        if reply.category != record.FromServer or reply.client_swapped:
+            return
+        data = reply.data
+        if not data or data[0] < 2:
+            return
+        while len(data):
+            event, data = rq.EventField(None).parse_binary_value(data, parser, None, None)
+            self._handle(event)
+
+    def _handle(self, event: Any) -> None:
+        sink = self._sink
+        if sink is None:
+            return
+        at = self.clock.at(event.time)
+        try:
+            if event.type == X.ButtonPress:
+                self.events_seen += 1
+                sink.button_pressed(
+                    event.root_x, event.root_y, event.detail, self.keymap.modifiers(event.state), at
+                )
+            elif event.type == X.KeyPress:
+                self.events_seen += 1
+                name, char, known = self.keymap.lookup(event.detail, event.state)
+                if not known:  # a keycode remapped since start (xdotool does that for é)
+                    self._refresh_keymap()
+                    name, char, known = self.keymap.lookup(event.detail, event.state)
+                if known:
+                    sink.key_pressed(name, char, self.keymap.modifiers(event.state), at)
+        except RecorderError as exc:  # the recorder stopped or failed; it already knows
+            log.debug("input after the recording ended: %s", exc)
+
+    # -- connections -------------------------------------------------------------------
+
+    def _connect(self) -> XDisplay:
+        try:
+            conn = XDisplay(self.display)
+        except (DisplayError, ConnectionClosedError, OSError) as exc:
+            raise DisplayGoneError(
+                f"cannot listen for input on X display {self.display}: {exc}. Start one with "
+                "`viewfinder display start`, or pass the right --display"
+            ) from exc
+        self._conns.append(conn)
+        return conn
+
+    def _refresh_keymap(self) -> None:
+        try:
+            conn = XDisplay(self.display)
+        except Exception:  # the display is going away; the listener will say so
+            return
+        try:
+            self.keymap = Keymap(conn)
+        finally:
+            with contextlib.suppress(Exception):
+                conn.close()
+
+    def _close(self) -> None:
+        for conn in self._conns:
+            with contextlib.suppress(Exception):
+                conn.close()
+        self._conns = []
+        self._control = None
+
+    def __repr__(self) -> str:
+        return f"<X11RecordInput {self.display}>"
+
+
+#: Record device events from KeyPress to ButtonPress (key presses and releases, button
+#: presses), nothing else.
+_DEVICE_PRESSES: dict[str, Sequence[Any] | bool] = {
+    "core_requests": (0, 0),
+    "core_replies": (0, 0),
+    "ext_requests": (0, 0, 0, 0),
+    "ext_replies": (0, 0, 0, 0),
+    "delivered_events": (0, 0),
+    "device_events": (X.KeyPress, X.ButtonPress),
+    "errors": (0, 0),
+    "client_started": False,
+    "client_died": False,
+}
