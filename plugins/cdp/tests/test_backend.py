@@ -312,3 +312,14 @@ def test_availability(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     assert CdpBackend.availability()
     monkeypatch.undo()
     assert CdpBackend.availability()
+
+
+async def test_backend_closes_from_async_code() -> None:
+    """close() inside a coroutine must not need the caller's thread to run a loop."""
+    backend = CdpBackend(width=200, height=100)
+    try:
+        shot = await backend.acapture()
+        assert (shot.width, shot.height) == (200, 100)
+    finally:
+        backend.close()
+    assert backend._loop is None or not backend._loop.running

@@ -27,7 +27,13 @@ class LoopThread:
 
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)
-        self.loop.run_forever()
+        try:
+            self.loop.run_forever()
+        finally:
+            # Finish on this thread: stop() may be called from a thread running another
+            # loop, where run_until_complete would refuse to run.
+            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+            self.loop.close()
 
     @property
     def running(self) -> bool:
@@ -76,9 +82,6 @@ class LoopThread:
                 asyncio.run_coroutine_threadsafe(_cancel_others(), self.loop).result(timeout)
             self.loop.call_soon_threadsafe(self.loop.stop)
             self._thread.join(timeout)
-        if not self._thread.is_alive():
-            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
-            self.loop.close()
 
 
 async def _cancel_others() -> None:

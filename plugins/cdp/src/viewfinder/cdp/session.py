@@ -67,7 +67,11 @@ class CDPSession:
         """Open a new tab, set its viewport to ``width`` x ``height`` and load ``url``."""
         # The tab starts blank so that the load of ``url`` happens after we listen for it.
         created = await connection.call(
-            "Target.createTarget", {"url": "about:blank"}, timeout=timeout
+            "Target.createTarget",
+            # A window of its own: capturing a background tab of a shared window can
+            # hang until that tab is brought to the front.
+            {"url": "about:blank", "newWindow": True},
+            timeout=timeout,
         )
         target_id = created["targetId"]
         try:

@@ -1,0 +1,84 @@
+"""Turning a snippet's return value into JSON data.
+
+JSON values pass through (tuples and sets become lists). A screenshot in the value is
+already an attachment, so it becomes a short note naming it instead of megabytes of
+base64. Pydantic models and dataclasses become their fields. Anything else (a
+function, an open socket, a dict with non-string keys...) cannot be JSON; its
+``repr()`` is used instead and :func:`to_json` says so, so the caller can tell the
+model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Mapping, Sequence, Set
+from typing import Any
+
+from pydantic import BaseModel
+
+from viewfinder.core import Screenshot
+
+#: Longest ``repr()`` kept for a value that is not JSON.
+MAX_REPR_CHARS = 2_000
+_MAX_DEPTH = 50
+
+
+class _NotJson(Exception):
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+
+def to_json(value: Any, screenshots: Sequence[Screenshot] = ()) -> tuple[Any, str | None]:
+    """``(data, note)``: ``value`` as JSON data, and None or why ``repr()`` was used."""
+    try:
+        return _convert(value, screenshots, 0), None
+    except _NotJson as problem:
+        text = repr(value)
+        if len(text) > MAX_REPR_CHARS:
+            text = text[:MAX_REPR_CHARS] + "..."
+        return text, (
+            f"the return value is not JSON-serialisable ({problem.what}); its repr() is "
+            "given instead. Return plain data (str, numbers, bool, None, lists, dicts "
+            "with string keys)."
+        )
+
+
+def _convert(value: Any, screenshots: Sequence[Screenshot], depth: int) -> Any:
+    if depth > _MAX_DEPTH:
+        raise _NotJson("it is nested too deeply, or refers to itself")
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise _NotJson(f"{value!r} has no JSON form")
+        return value
+    if isinstance(value, Screenshot):
+        return _screenshot_note(value, screenshots)
+    if isinstance(value, BaseModel):
+        return _convert(value.model_dump(mode="json"), screenshots, depth + 1)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _convert(dataclasses.asdict(value), screenshots, depth + 1)
+    if isinstance(value, Mapping):
+        converted = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise _NotJson(f"a dict key {key!r} is not a string")
+            converted[key] = _convert(item, screenshots, depth + 1)
+        return converted
+    if isinstance(value, list | tuple | Set):
+        return [_convert(item, screenshots, depth + 1) for item in value]
+    raise _NotJson(f"a {type(value).__name__} has no JSON form")
+
+
+def _screenshot_note(shot: Screenshot, screenshots: Sequence[Screenshot]) -> str:
+    for index, attached in enumerate(screenshots, start=1):
+        if attached is shot:
+            return f"<screenshot {index}: {shot.format} {shot.width}x{shot.height}, attached>"
+    return f"<screenshot: {shot.format} {shot.width}x{shot.height}, not attached>"
+
+
+def render(data: Any) -> str:
+    """``data`` as compact JSON text for the output."""
+    return json.dumps(data, ensure_ascii=False)

@@ -1,0 +1,197 @@
+"""One browser session's line to its page: an event loop thread, a connection, a tab.
+
+The CDP client is asyncio and its objects belong to the loop that made them, so each
+browser session runs its calls on a private :class:`~viewfinder.cdp.LoopThread`, with
+its own websocket and its own tab. Sessions never share a loop: a snippet that blocks
+its thread (``time.sleep``, a busy loop) stalls only its own session, and that
+session then gives up on the whole :class:`Tab` and starts a new one.
+
+On the loop, an ``asyncio.Lock`` runs the calls of one session one at a time: the page
+is one shared thing, and two snippets navigating it at once would trip each other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import logging
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+from viewfinder.browser.browser import Browser
+from viewfinder.cdp import CDPConnection, CDPError, CDPSession, LoopThread, connect
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: Seconds to open a connection and a page.
+OPEN_TIMEOUT = 30.0
+#: Seconds a page has to answer a trivial evaluation after a timed-out snippet.
+PROBE_TIMEOUT = 2.0
+
+
+class TabAbandonedError(Exception):
+    """Internal: the tab was given up on before this call started; use the new one."""
+
+
+class Tab:
+    """A loop thread with a CDP connection and a page, opened lazily, reopened when the
+    browser went away. Everything but :meth:`submit` and :meth:`abandon` runs on the
+    tab's own loop."""
+
+    def __init__(
+        self,
+        browser: Browser,
+        *,
+        url: str,
+        width: int,
+        height: int,
+        name: str,
+        stale_targets: list[str] | None = None,
+    ) -> None:
+        self.browser = browser
+        self.url = url
+        self.width = width
+        self.height = height
+        self.loop = LoopThread(name=f"viewfinder-browser-{name}")
+        self.connection: CDPConnection | None = None
+        #: What :attr:`connection` was opened to.
+        self.endpoint: str | None = None
+        self.page: CDPSession | None = None
+        self.abandoned = False
+        # Pages of an abandoned predecessor, closed once this tab is connected.
+        self._stale_targets = list(stale_targets or [])
+        self._lock: asyncio.Lock | None = None
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Run ``coro`` on the tab's loop, from another thread."""
+        return asyncio.run_coroutine_threadsafe(coro, self.loop.loop)
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        """The lock that runs this tab's calls one at a time (created on the loop)."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
+
+    @property
+    def browser_gone(self) -> bool:
+        """True when the connection to the browser has closed."""
+        return self.connection is not None and self.connection.closed
+
+    async def ensure_open(self, timeout: float = OPEN_TIMEOUT) -> CDPSession:
+        """The page, connecting (and launching Chromium) and opening it when needed."""
+        if self.connection is None or self.connection.closed:
+            self.page = None
+            lost = None
+            if self.connection is not None:
+                lost = self.endpoint
+                await self.connection.close()
+                self.connection = None
+            endpoint = await asyncio.to_thread(self.browser.endpoint, lost)
+            self.endpoint = endpoint
+            self.connection = await connect(endpoint, timeout=timeout)
+            await self._close_stale_targets()
+        if self.page is None:
+            self.page = await self._open_page(self.connection, timeout)
+        return self.page
+
+    async def _open_page(self, connection: CDPConnection, timeout: float) -> CDPSession:
+        # A window of its own, not a tab beside other sessions' tabs: Chromium stops
+        # drawing a background tab, and a capture of it can hang for good.
+        created = await connection.call(
+            "Target.createTarget", {"url": "about:blank", "newWindow": True}, timeout=timeout
+        )
+        target_id = created["targetId"]
+        try:
+            page = await CDPSession.attach(connection, target_id, timeout=timeout)
+            page.owns_target = True  # closing the session closes the window
+            await page.set_viewport(self.width, self.height, timeout=timeout)
+            await page.navigate(self.url, timeout=timeout)
+        except BaseException:
+            with contextlib.suppress(CDPError):
+                await connection.call("Target.closeTarget", {"targetId": target_id}, timeout=5)
+            raise
+        return page
+
+    async def _close_stale_targets(self) -> None:
+        assert self.connection is not None
+        stale, self._stale_targets = self._stale_targets, []
+        for target_id in stale:
+            with contextlib.suppress(CDPError):
+                await self.connection.call("Target.closeTarget", {"targetId": target_id}, timeout=5)
+
+    async def recover_after_timeout(self) -> str:
+        """Make the page usable after a snippet was cancelled; say what was done.
+
+        A page that answers is kept (with its state). One that does not (a script stuck
+        in a loop) has its script terminated; if it still does not answer, it is closed
+        and the next call opens a new one.
+        """
+        page = self.page
+        if page is None or self.browser_gone:
+            return "The browser connection is gone; the next call reconnects."
+        with contextlib.suppress(CDPError):  # a nudge may have left a screencast running
+            await page.call("Page.stopScreencast", timeout=PROBE_TIMEOUT)
+        if await self._answers(page):
+            return "The page was kept as it is."
+        with contextlib.suppress(CDPError):
+            await page.call("Runtime.terminateExecution", timeout=PROBE_TIMEOUT)
+        if await self._answers(page):
+            return "The page's running script was terminated; the page was kept."
+        await self.drop_page()
+        return "The page did not respond and was closed; the next call starts on a new page."
+
+    async def _answers(self, page: CDPSession) -> bool:
+        try:
+            await page.call(
+                "Runtime.evaluate",
+                {"expression": "1", "returnByValue": True},
+                timeout=PROBE_TIMEOUT,
+            )
+        except CDPError:
+            return False
+        return True
+
+    async def drop_page(self) -> None:
+        """Close the page; the next call opens a new one."""
+        page, self.page = self.page, None
+        if page is not None and not self.browser_gone:
+            with contextlib.suppress(CDPError):
+                await page.close(timeout=5)
+
+    async def shutdown(self) -> None:
+        """Close the page and the connection (the browser itself is not ours to stop)."""
+        try:
+            await self.drop_page()
+        finally:
+            connection, self.connection = self.connection, None
+            if connection is not None:
+                await connection.close()
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Shut down and stop the loop thread; from any thread but the tab's own."""
+        if self.loop.running:
+            future = self.submit(self.shutdown())
+            try:
+                future.result(timeout)
+            except Exception as exc:  # closing anyway; say why it was not clean
+                log.warning("closing the browser tab was not clean: %r", exc)
+        self.loop.stop(timeout)
+
+    def abandon(self) -> None:
+        """Give up on this tab (its loop is blocked): close it in the background, when
+        and if the loop comes back."""
+        self.abandoned = True
+        threading.Thread(
+            target=self.close,
+            kwargs={"timeout": 3600.0},
+            name="viewfinder-tab-retire",
+            daemon=True,
+        ).start()
+
+    @property
+    def target_id(self) -> str | None:
+        return self.page.target_id if self.page is not None else None
