@@ -12,29 +12,19 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from viewfinder.cache import CacheExecutor, ExecutionSettings, ReplayStatus, build_cache
 from viewfinder.core import Screenshot
+from viewfinder.core.testing import wait_until
 from viewfinder.recorder import PairingSettings, Recorder, X11RecordInput
 from viewfinder.xvfb import Display, XvfbBackend
 
 FORM = Path(__file__).parents[1] / "packages" / "recorder" / "tests" / "form_app.py"
 BLUE, RED, GREY = (0, 0, 255), (255, 0, 0), (128, 128, 128)
-
-
-def wait_until(predicate: Callable[[], Any], what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout:g} s waiting for {what}")
-        time.sleep(0.02)
 
 
 @contextmanager

@@ -4,13 +4,6 @@ browser the tests started outlives them."""
 
 from __future__ import annotations
 
-import contextlib
-import http.server
-import shutil
-import socket
-import tempfile
-import threading
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +12,8 @@ import pytest
 
 from viewfinder.browser import BrowserSession
 from viewfinder.cdp import CDPConnection, CDPSession, ChromiumProcess, connect, launch_chromium
-from viewfinder.cdp.launcher import TEMP_PREFIX, processes_mentioning
+from viewfinder.cdp.testing import chromium_leak_guard, serve_pages
+from viewfinder.cdp.testing import free_port as find_free_port
 
 VIEWPORT = (320, 240)
 #: Where /color/<name> pages put their block: x, y, width, height.
@@ -82,24 +76,9 @@ def layout() -> Layout:
 
 @pytest.fixture(scope="session", autouse=True)
 def no_chromium_left_behind() -> Iterator[Path]:
-    """Put every temporary browser directory of the run under one directory, and fail
-    the run if any process still names it once the tests are done (each Chromium
-    process carries its profile or crash-database path on its command line)."""
-    base = Path(tempfile.mkdtemp(prefix="vfbr-"))  # short: Chromium's socket path is limited
-    previous, tempfile.tempdir = tempfile.tempdir, str(base)
-    try:
+    """Fail the run if any Chromium started by the tests outlives them."""
+    with chromium_leak_guard(prefix="vfbr-") as base:
         yield base
-    finally:
-        tempfile.tempdir = previous
-        deadline = time.monotonic() + 15
-        left = list(processes_mentioning(str(base)))
-        while left and time.monotonic() < deadline:
-            time.sleep(0.1)
-            left = list(processes_mentioning(str(base)))
-        profiles = sorted(path.name for path in base.glob(f"{TEMP_PREFIX}*"))
-        shutil.rmtree(base, ignore_errors=True)
-        assert not left, f"Chromium processes started by the tests are still running: {left}"
-        assert not profiles, f"temporary browser profiles were not removed: {profiles}"
 
 
 # -- the shared browser ---------------------------------------------------------------
@@ -162,40 +141,14 @@ async def page(connection: CDPConnection, site: str) -> AsyncIterator[CDPSession
 # -- a web server on loopback ------------------------------------------------------------
 
 
-class _PageHandler(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = PAGES.get(self.path.split("?", 1)[0])
-        if body is None:
-            self.send_error(404)
-            return
-        data = body.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass  # keep test output quiet
-
-
 @pytest.fixture(scope="session")
 def site() -> Iterator[str]:
     """Base URL of a loopback HTTP server serving :data:`PAGES`."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _PageHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_pages(PAGES) as base_url:
+        yield base_url
 
 
 @pytest.fixture
 def free_port() -> int:
     """A loopback port nothing listens on (bound, then released)."""
-    with contextlib.closing(socket.socket()) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
+    return find_free_port()

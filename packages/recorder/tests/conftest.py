@@ -21,20 +21,6 @@ HERE = Path(__file__).parent
 DEADLINE_S = 30.0
 
 
-def wait_until(predicate: Callable[[], Any], what: str, timeout: float = DEADLINE_S) -> Any:
-    """Poll ``predicate`` until it is truthy; at the deadline fail, naming ``what``."""
-    deadline = time.monotonic() + timeout
-    delay = 0.005
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout:g} s waiting for {what}")
-        time.sleep(delay)
-        delay = min(delay * 2, 0.05)
-
-
 def rgb(hex_colour: str) -> tuple[int, int, int]:
     value = hex_colour.lstrip("#")
     if len(value) == 3:
@@ -90,12 +76,6 @@ class Form:
         rows = [rgb(c) for c in self.layout["rows"]]
         assert colour in rows, f"{colour} at the top of the list is no row colour"
         return rows.index(colour)
-
-
-@pytest.fixture(name="wait_until")
-def wait_until_fixture() -> Callable[..., Any]:
-    """:func:`wait_until` for tests (conftest helpers are not importable as a module)."""
-    return wait_until
 
 
 @pytest.fixture(scope="module")

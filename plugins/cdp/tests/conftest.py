@@ -3,13 +3,6 @@ the test pages, and a guard that no browser the tests started outlives them."""
 
 from __future__ import annotations
 
-import contextlib
-import http.server
-import shutil
-import socket
-import tempfile
-import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from viewfinder.cdp import CDPConnection, CDPSession, ChromiumProcess, connect, launch_chromium
-from viewfinder.cdp.launcher import TEMP_PREFIX, processes_mentioning
+from viewfinder.cdp.testing import chromium_leak_guard, serve_pages
+from viewfinder.cdp.testing import free_port as find_free_port
 
 
 @dataclass(frozen=True)
@@ -81,27 +75,9 @@ def layout() -> Layout:
 
 @pytest.fixture(scope="session", autouse=True)
 def no_chromium_left_behind() -> Iterator[Path]:
-    """Put every temporary browser directory of this test run under one directory, and
-    fail the run if any process still uses it (a browser, a helper, a crash handler)
-    once the tests are done. The directory is the marker: each Chromium process we
-    start carries its profile or crash-database path on its command line."""
-    # Short, because Chromium's socket path under it must stay short (see launcher.py).
-    base = Path(tempfile.mkdtemp(prefix="vfcdp-"))
-    previous, tempfile.tempdir = tempfile.tempdir, str(base)
-    try:
+    """Fail the run if any Chromium started by the tests outlives them."""
+    with chromium_leak_guard(prefix="vfcdp-") as base:
         yield base
-    finally:
-        tempfile.tempdir = previous
-        # Crash handlers leave a moment after their browser; give them a generous while.
-        deadline = time.monotonic() + 15
-        left = list(processes_mentioning(str(base)))
-        while left and time.monotonic() < deadline:
-            time.sleep(0.1)
-            left = list(processes_mentioning(str(base)))
-        profiles = sorted(path.name for path in base.glob(f"{TEMP_PREFIX}*"))
-        shutil.rmtree(base, ignore_errors=True)
-        assert not left, f"Chromium processes started by the tests are still running: {left}"
-        assert not profiles, f"temporary browser profiles were not removed: {profiles}"
 
 
 # -- the shared browser and a page in it -----------------------------------------------
@@ -134,40 +110,14 @@ async def page(connection: CDPConnection, site: str) -> AsyncIterator[CDPSession
 # -- a web server on loopback ------------------------------------------------------------
 
 
-class _PageHandler(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = PAGES.get(self.path.split("?", 1)[0])
-        if body is None:
-            self.send_error(404)
-            return
-        data = body.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass  # keep test output quiet
-
-
 @pytest.fixture(scope="session")
 def site() -> Iterator[str]:
     """Base URL of a loopback HTTP server serving :data:`PAGES`."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _PageHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_pages(PAGES) as base_url:
+        yield base_url
 
 
 @pytest.fixture
 def free_port() -> int:
     """A loopback port nothing listens on (bound, then released)."""
-    with contextlib.closing(socket.socket()) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
+    return find_free_port()

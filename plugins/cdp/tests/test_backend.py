@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -27,6 +26,7 @@ from viewfinder.core import (
     Screenshot,
     hookimpl,
 )
+from viewfinder.core.testing import wait_until
 
 
 def near(actual: tuple[int, int, int], expected: tuple[int, int, int], tolerance: int) -> bool:
@@ -42,13 +42,6 @@ def attached(browser: ChromiumProcess, site: str, layout: Any) -> Iterator[CdpBa
         yield backend
     finally:
         backend.close()
-
-
-def wait_until(check: Any, what: str, limit: float = 10.0) -> None:
-    deadline = time.monotonic() + limit
-    while not check():
-        assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        time.sleep(0.02)
 
 
 # -- pixels -------------------------------------------------------------------------

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import queue
 import subprocess
 import sys
@@ -18,6 +17,7 @@ import pytest
 import Xlib.display
 from Xlib import X
 
+from viewfinder.core.testing import child_processes, wait_until
 from viewfinder.xvfb import Display
 
 HERE = Path(__file__).parent
@@ -25,50 +25,12 @@ HERE = Path(__file__).parent
 DEADLINE_S = 30.0
 
 
-def wait_until(predicate: Callable[[], Any], what: str, timeout: float = DEADLINE_S) -> Any:
-    """Poll ``predicate`` until it is truthy; at the deadline, fail naming ``what``."""
-    deadline = time.monotonic() + timeout
-    delay = 0.005
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout:g}s waiting for {what}")
-        time.sleep(delay)
-        delay = min(delay * 2, 0.1)
-
-
-def _xvfb_children() -> set[int]:
-    """Xvfb processes whose parent is this test process."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            argv0 = (entry / "cmdline").read_bytes().split(b"\0", 1)[0]
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[-1].split()
-        state, parent = fields[0], int(fields[1])
-        if parent == os.getpid() and state != "Z" and os.path.basename(argv0) == b"Xvfb":
-            found.add(int(entry.name))
-    return found
-
-
-@pytest.fixture(name="wait_until")
-def wait_until_fixture() -> Callable[..., Any]:
-    """The :func:`wait_until` helper (test modules cannot import conftest)."""
-    return wait_until
-
-
 @pytest.fixture(scope="session", autouse=True)
 def no_xvfb_left_running() -> Iterator[None]:
     """After all tests, no Xvfb started by them may still run."""
-    before = _xvfb_children()
+    before = child_processes("Xvfb")
     yield
-    left = _xvfb_children() - before
+    left = child_processes("Xvfb") - before
     assert not left, f"the tests left Xvfb processes running: {sorted(left)}"
 
 

@@ -8,6 +8,10 @@
             viewfinder_plugin(MyPlugin(), name="mine")
             assert "mine" in viewfinder.core.backend_specs()
 
+``wait_until``
+    :func:`~viewfinder.core.testing.wait_until`, for test modules that take helpers as
+    fixtures: ``wait_until(lambda: window_is_mapped(), "the window")``.
+
 ``canvas_backend``
     Registers :class:`~viewfinder.core.testing.CanvasBackend` under the name ``canvas``
     for one test and returns its :class:`~viewfinder.core.testing.Canvas`.
@@ -20,7 +24,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from viewfinder.core.plugins import register_plugin, unregister_plugin
-from viewfinder.core.testing import Canvas, CanvasPlugin
+from viewfinder.core.testing import Canvas, CanvasPlugin, wait_until
 
 
 @pytest.fixture
@@ -46,3 +50,9 @@ def canvas_backend(viewfinder_plugin: Callable[..., str]) -> Canvas:
     canvas = Canvas()
     viewfinder_plugin(CanvasPlugin(canvas), name="viewfinder-test-canvas")
     return canvas
+
+
+@pytest.fixture(name="wait_until")
+def wait_until_fixture() -> Callable[..., object]:
+    """:func:`viewfinder.core.testing.wait_until`: poll a predicate with a deadline."""
+    return wait_until

@@ -1,13 +1,17 @@
-"""In-process test doubles for code around capture: a canvas and its backend.
+"""A test kit for code around capture, for viewfinder's own tests and plugin authors.
 
 :class:`CanvasBackend` is an in-process backend that "captures" a PIL image you draw on,
-so logic around capture can be tested without a display. The pytest fixtures that use
-it live in :mod:`viewfinder.core.pytest_plugin`.
+so logic around capture can be tested without a display. :func:`wait_until` waits for
+asynchronous state with a deadline; :func:`child_processes` finds processes a test
+left running. The pytest fixtures live in :mod:`viewfinder.core.pytest_plugin`.
 """
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from PIL import Image, ImageDraw
@@ -80,3 +84,47 @@ class CanvasPlugin:
 
         factory.priority = CanvasBackend.priority  # type: ignore[attr-defined]
         register(CanvasBackend.name, factory)
+
+
+def wait_until(
+    predicate: Callable[[], Any], what: str, timeout: float = 30.0, max_interval: float = 0.1
+) -> Any:
+    """Poll ``predicate`` until it returns something truthy, and return that.
+
+    Displays map windows, browsers paint and processes exit asynchronously; tests wait
+    for the state they need with a deadline instead of sleeping. At the deadline this
+    raises ``AssertionError`` naming ``what``. The default deadline is generous because
+    test machines may be small and loaded.
+    """
+    deadline = time.monotonic() + timeout
+    delay = 0.005
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(delay)
+        delay = min(delay * 2, max_interval)
+
+
+def child_processes(program: str, parent: int | None = None) -> set[int]:
+    """Live (not zombie) processes running ``program`` whose parent is ``parent``.
+
+    ``parent`` defaults to this process. Reads ``/proc``, so Linux only; used by leak
+    checks ("no Xvfb started by the tests is still running").
+    """
+    parent = os.getpid() if parent is None else parent
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            argv0 = (entry / "cmdline").read_bytes().split(b"\0", 1)[0]
+        except OSError:  # the process ended while we looked
+            continue
+        state, ppid = stat.rsplit(")", 1)[-1].split()[:2]
+        if int(ppid) == parent and state != "Z" and os.path.basename(argv0) == program.encode():
+            found.add(int(entry.name))
+    return found

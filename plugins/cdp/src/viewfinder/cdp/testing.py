@@ -1,0 +1,91 @@
+"""A test kit for code that drives pages: a loopback web server, a free port, a leak guard.
+
+>>> with serve_pages({"/": "<title>hi</title>"}) as base_url:    # doctest: +SKIP
+...     backend = CdpBackend(url=base_url + "/")
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.server
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from viewfinder.cdp.launcher import TEMP_PREFIX, processes_mentioning
+
+
+def _handler_for(pages: Mapping[str, str]) -> type[http.server.BaseHTTPRequestHandler]:
+    class PageHandler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = pages.get(self.path.split("?", 1)[0])
+            if body is None:
+                self.send_error(404)
+                return
+            data = body.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass  # keep test output quiet
+
+    return PageHandler
+
+
+@contextlib.contextmanager
+def serve_pages(pages: Mapping[str, str]) -> Iterator[str]:
+    """Serve ``pages`` (path -> HTML) on 127.0.0.1 in a thread; yield the base URL.
+
+    The mapping is read on every request, so a test may add pages while it runs.
+    """
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(pages))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with contextlib.closing(socket.socket()) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+@contextlib.contextmanager
+def chromium_leak_guard(prefix: str = "vfcdp-", grace: float = 15.0) -> Iterator[Path]:
+    """Fail if a Chromium started inside the block outlives it.
+
+    Every temporary directory made inside the block (browser profiles, crash databases)
+    goes under one new directory, which is the marker: each Chromium process carries
+    such a path on its command line. On exit, any process still naming the directory
+    (a browser, a helper, a crash handler; they may take a moment to leave, hence
+    ``grace`` seconds) or any profile left in it raises ``AssertionError``. Keep
+    ``prefix`` short: Chromium's socket path below it is limited in length.
+    """
+    base = Path(tempfile.mkdtemp(prefix=prefix))
+    previous, tempfile.tempdir = tempfile.tempdir, str(base)
+    try:
+        yield base
+    finally:
+        tempfile.tempdir = previous
+        deadline = time.monotonic() + grace
+        left = list(processes_mentioning(str(base)))
+        while left and time.monotonic() < deadline:
+            time.sleep(0.1)
+            left = list(processes_mentioning(str(base)))
+        profiles = sorted(path.name for path in base.glob(f"{TEMP_PREFIX}*"))
+        shutil.rmtree(base, ignore_errors=True)
+        assert not left, f"Chromium processes started by the tests are still running: {left}"
+        assert not profiles, f"temporary browser profiles were not removed: {profiles}"
