@@ -23,21 +23,18 @@ from collections.abc import Callable
 from typing import Any
 
 from viewfinder.browser.errors import SnippetSessionClosedError
-from viewfinder.cdp import CDPError, CDPSession, CDPTimeoutError, Subscription
-from viewfinder.cdp.connection import DEFAULT_CALL_TIMEOUT, EventPredicate, wait_for_future
+from viewfinder.cdp import CDPSession, Subscription
+from viewfinder.cdp.connection import DEFAULT_CALL_TIMEOUT, EventPredicate
 from viewfinder.cdp.listeners import Listener
+from viewfinder.cdp.screenshot import CAPTURE_METHOD, NUDGE_FRAME_TIMEOUT, capture_screenshot
 
 log = logging.getLogger(__name__)
 
-CAPTURE_METHOD = "Page.captureScreenshot"
 #: The longest a first capture attempt may take before we nudge and retry; a healthy
 #: capture of a viewport takes well under a second.
 CAPTURE_ATTEMPT_TIMEOUT = 15.0
 #: No attempt gets less than this, however little time is left.
 MIN_ATTEMPT_TIMEOUT = 0.5
-#: How long the nudge waits for the first screencast frame.
-NUDGE_FRAME_TIMEOUT = 1.0
-_NUDGE_CALL_TIMEOUT = 5.0
 
 #: The view whose command is being sent in the current task, if any.
 CURRENT_VIEW: contextvars.ContextVar[SnippetSession | None] = contextvars.ContextVar(
@@ -130,49 +127,19 @@ class SnippetSession(CDPSession):
         return await super().call(method, params, timeout=timeout)
 
     async def _capture(self, params: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
-        first = min(timeout, CAPTURE_ATTEMPT_TIMEOUT, max(self.remaining / 2, MIN_ATTEMPT_TIMEOUT))
-        try:
-            return await self._send(CAPTURE_METHOD, params, first)
-        except CDPTimeoutError:
-            log.info("captureScreenshot gave no answer in %.1fs; nudging the page", first)
-        await self._nudge()
-        second = min(timeout, max(self.remaining, MIN_ATTEMPT_TIMEOUT))
-        try:
-            return await self._send(CAPTURE_METHOD, params, second)
-        except CDPTimeoutError as exc:
-            raise CDPTimeoutError(
-                "Page.captureScreenshot, retried once after nudging the page (the "
-                "compositor produced no frame)",
-                exc.timeout,
-                method=CAPTURE_METHOD,
-            ) from exc
-
-    async def _nudge(self) -> None:
-        """Make the compositor draw again: bring the page to the front of its window (a
-        background tab is not drawn), then run a short screencast, which forces a frame
-        without touching the viewport or emulation settings
-        (browser-use/browser-harness#812)."""
-        frame = self.connection.expect_event("Page.screencastFrame", session_id=self.session_id)
-        try:
-            await self._send("Page.bringToFront", None, _NUDGE_CALL_TIMEOUT)
-            await self._send(
-                "Page.startScreencast",
-                {"format": "jpeg", "quality": 10, "maxWidth": 64, "maxHeight": 64},
-                _NUDGE_CALL_TIMEOUT,
-            )
-            wait = max(min(NUDGE_FRAME_TIMEOUT, self.remaining / 4), 0.05)
-            params = await wait_for_future(frame, "a screencast frame", wait)
-            await self._send(
-                "Page.screencastFrameAck", {"sessionId": params["sessionId"]}, _NUDGE_CALL_TIMEOUT
-            )
-        except CDPError as exc:  # the retry below is still worth making
-            log.info("nudging the page was incomplete: %s", exc)
-        finally:
-            frame.cancel()
-            try:
-                await self._send("Page.stopScreencast", None, _NUDGE_CALL_TIMEOUT)
-            except (CDPError, SnippetSessionClosedError) as exc:
-                log.info("could not stop the nudge screencast: %s", exc)
+        # The first attempt gets at most half of what is left of the call, so a retry
+        # after nudging the page still fits in the call's time.
+        return await capture_screenshot(
+            self,
+            params,
+            timeout=timeout,
+            first_timeout=min(
+                CAPTURE_ATTEMPT_TIMEOUT, max(self.remaining / 2, MIN_ATTEMPT_TIMEOUT)
+            ),
+            retry_timeout=lambda: max(self.remaining, MIN_ATTEMPT_TIMEOUT),
+            send=self._send,
+            frame_timeout=max(min(NUDGE_FRAME_TIMEOUT, self.remaining / 4), 0.05),
+        )
 
     # -- listeners ------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from viewfinder.cdp.endpoint import CDP_URL_ENV, connect, resolve_cdp_url
 from viewfinder.cdp.launcher import ChromiumProcess, find_chromium, launch_chromium
 from viewfinder.cdp.loop import LoopThread
 from viewfinder.cdp.page_input import PageInput
+from viewfinder.cdp.screenshot import capture_screenshot
 from viewfinder.cdp.session import CDPSession
 from viewfinder.core import (
     Availability,
@@ -196,7 +197,7 @@ class CdpBackend(CaptureBackend):
             # A clip is in document coordinates; our regions are in the viewport's.
             offset = await session.scroll_offset(timeout=self.timeout)
             params["clip"] = _clip(region, offset)
-        result = await session.call("Page.captureScreenshot", params, timeout=self.timeout)
+        result = await capture_screenshot(session, params, timeout=self.timeout)
         data = base64.b64decode(result["data"])
         # Only the header is read for the size; the image is not decoded.
         with Image.open(io.BytesIO(data)) as image:

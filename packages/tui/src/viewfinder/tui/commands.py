@@ -1,0 +1,84 @@
+"""The ``!`` commands typed into the TUI: their names, help and parsing."""
+
+from __future__ import annotations
+
+import difflib
+import shlex
+from dataclasses import dataclass
+
+from viewfinder.tui.errors import TuiCommandError, UnknownCommandError
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """One command: its name, what it takes, what it does, and its key."""
+
+    name: str
+    usage: str
+    summary: str
+    key: str
+    needs_argument: bool = False
+
+
+COMMANDS: dict[str, CommandSpec] = {
+    spec.name: spec
+    for spec in (
+        CommandSpec("ps", "!ps", "list the processes", "f2"),
+        CommandSpec("logs", "!logs ID", "show the output of process ID in the log", "f3", True),
+        CommandSpec("run", "!run COMMAND [ARGS...]", "start a process", "f5", True),
+        CommandSpec("kill", "!kill ID", "kill process ID and its children", "f8", True),
+        CommandSpec("kill-all", "!kill-all", "kill every process", "f9"),
+        CommandSpec(
+            "shot", "!shot [display|browser]", "capture the screen, show and save it", "f4"
+        ),
+        CommandSpec("open", "!open URL", "load URL in the environment's browser", "", True),
+        CommandSpec("help", "!help", "show this help", "f1"),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Command:
+    """A parsed ``!`` command: its name and the rest of the line."""
+
+    name: str
+    argument: str = ""
+
+    def words(self) -> list[str]:
+        """The argument split like a shell would (quotes respected)."""
+        try:
+            return shlex.split(self.argument)
+        except ValueError as exc:
+            raise TuiCommandError(f"!{self.name}: {exc}; close the quote") from None
+
+
+def parse_command(line: str) -> Command:
+    """Parse ``!name argument`` into a :class:`Command`.
+
+    Raises :class:`UnknownCommandError` (with the closest name as a suggestion) and
+    :class:`TuiCommandError` for a line that is not a command or misses its argument.
+    """
+    text = line.strip()
+    if not text.startswith("!"):
+        raise TuiCommandError(
+            f"{text!r} is not a command: commands start with '!'. "
+            f"To start it as a process, type !run {text}"
+            if text
+            else "type a command, e.g. !help"
+        )
+    name, _, argument = text[1:].partition(" ")
+    name, argument = name.lower(), argument.strip()
+    spec = COMMANDS.get(name)
+    if spec is None:
+        close = difflib.get_close_matches(name, COMMANDS, n=1)
+        raise UnknownCommandError(name, close[0] if close else None)
+    if spec.needs_argument and not argument:
+        raise TuiCommandError(f"!{name} needs an argument: {spec.usage}")
+    return Command(name, argument)
+
+
+def help_rows() -> list[tuple[str, str, str]]:
+    """(usage, key, summary) for every command, then the quit key."""
+    rows = [(spec.usage, spec.key.upper(), spec.summary) for spec in COMMANDS.values()]
+    rows.append(("", "^Q", "quit (kills every process)"))
+    return rows
