@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -127,4 +127,31 @@ def child_processes(program: str, parent: int | None = None) -> set[int]:
         state, ppid = stat.rsplit(")", 1)[-1].split()[:2]
         if int(ppid) == parent and state != "Z" and os.path.basename(argv0) == program.encode():
             found.add(int(entry.name))
+    return found
+
+
+def processes_marked(variable: str, value: str, programs: Collection[str]) -> dict[int, str]:
+    """Live processes running one of ``programs`` whose environment has ``variable=value``.
+
+    Children inherit the environment even when they are detached or orphaned, so a
+    marker set at the start of a test run finds every program the run started, wherever
+    it ended up in the process tree. Reads ``/proc``; processes of other users are
+    invisible unless running as root.
+    """
+    wanted = {name.encode() for name in programs}
+    needle = f"{variable}={value}".encode()
+    found: dict[int, str] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv0 = os.path.basename((entry / "cmdline").read_bytes().split(b"\0", 1)[0])
+            if argv0 not in wanted:
+                continue
+            state = (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0]
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:  # ended while we looked, or not ours to read
+            continue
+        if state != "Z" and needle in environ:
+            found[int(entry.name)] = argv0.decode()
     return found
