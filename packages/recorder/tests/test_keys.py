@@ -36,3 +36,19 @@ def test_chords_as_programs_write_them() -> None:
         parse_chord("")
     with pytest.raises(ValueError, match="not a modifier"):
         parse_chord("banana+s")
+
+
+def test_shift_tab_keysym_reads_as_tab_whatever_was_imported_before() -> None:
+    import subprocess
+    import sys
+
+    # A fresh interpreter that imports only the recorder: no other module loads keysym groups.
+    code = (
+        "from viewfinder.recorder.x11 import keysym_name; "
+        "from viewfinder.recorder.keys import key_name; "
+        "print(key_name(keysym_name(0xFE20)))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "Tab"

@@ -52,6 +52,11 @@ _MODIFIER_KEYSYM_NAMES = {
 
 
 def _keysym_names() -> dict[int, str]:
+    # python-xlib knows only the latin1 and misc keysyms until a group is loaded; load
+    # the ones real keymaps use (ISO_Left_Tab, dead keys, ...) so names never depend on
+    # which other module happened to load them first.
+    for group in ("xkb", "latin2", "latin3", "latin4", "greek", "cyrillic", "publishing"):
+        XK.load_keysym_group(group)
     names: dict[int, str] = {}
     for attribute in sorted(dir(XK)):
         if attribute.startswith("XK_"):

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from viewfinder.cdp.launcher import TEMP_PREFIX, processes_mentioning
 
+_active_guard: Path | None = None
+
 
 def _handler_for(pages: Mapping[str, str]) -> type[http.server.BaseHTTPRequestHandler]:
     class PageHandler(http.server.BaseHTTPRequestHandler):
@@ -72,14 +74,23 @@ def chromium_leak_guard(prefix: str = "vfcdp-", grace: float = 15.0) -> Iterator
     such a path on its command line. On exit, any process still naming the directory
     (a browser, a helper, a crash handler; they may take a moment to leave, hence
     ``grace`` seconds) or any profile left in it raises ``AssertionError``. Keep
-    ``prefix`` short: Chromium's socket path below it is limited in length.
+    ``prefix`` short: Chromium's socket path below it is limited in length. Reentrant:
+    a guard inside a guard uses the outer one's directory and leaves the check to it.
     """
+    global _active_guard
+    if _active_guard is not None:
+        # Already inside a guard (two test folders with guards run in one session): the
+        # outer one checks everything; nesting would only lengthen Chromium's paths.
+        yield _active_guard
+        return
     base = Path(tempfile.mkdtemp(prefix=prefix))
+    _active_guard = base
     previous, tempfile.tempdir = tempfile.tempdir, str(base)
     try:
         yield base
     finally:
         tempfile.tempdir = previous
+        _active_guard = None
         deadline = time.monotonic() + grace
         left = list(processes_mentioning(str(base)))
         while left and time.monotonic() < deadline:
