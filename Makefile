@@ -14,7 +14,7 @@ setup: ## Install missing system packages and uv, then the workspace (uv sync --
 	@scripts/setup-system.sh
 	@$(UV) sync --frozen --all-packages --quiet
 
-demo: setup ## Run the demo: capture through every backend into ./demo-output/
+demo: setup ## Run the demo: `viewfinder exec` on the code env examples, then every backend, into ./demo-output/
 	$(UV) run --frozen python examples/demo.py --out demo-output
 
 test: setup lint typecheck ## Lint, type-check and run every test

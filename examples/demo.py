@@ -1,9 +1,15 @@
-"""The viewfinder demo: one Tk window on a fresh virtual display, captured by every backend.
+"""The viewfinder demo: code that captures its own windows, then every capture backend.
 
-Run with ``make demo`` (or ``uv run python examples/demo.py --out demo-output``). It starts
-an Xvfb display, opens a Tk window with coloured shapes, captures it through every
-available backend (the cdp one captures the same shapes drawn by a local page), and writes
-one PNG and one timing line per backend to the output folder.
+Run with ``make demo`` (or ``uv run python examples/demo.py --out demo-output``).
+
+First, the main job: ``viewfinder exec`` runs each program of ``examples/codeenv`` (Tk
+shapes, progressive captures, a matplotlib plot, pygame) in a fresh code env, where the
+program calls ``capture_screenshot()`` while its window is alive; the numbered PNGs,
+stdout and stderr land in ``OUT/exec/<program>/``.
+
+Then it starts an Xvfb display, opens a Tk window with coloured shapes, captures it
+through every available backend (the cdp one captures the same shapes drawn by a local
+page), and writes one PNG and one timing line per backend to the output folder.
 """
 
 from __future__ import annotations
@@ -47,13 +53,62 @@ def timed_captures(
     return shot, timings
 
 
+#: Each code env example, and a pixel its first capture must show (in capture coordinates).
+EXEC_EXAMPLES = {
+    "tk_shapes.py": ((100, 70), (0, 0, 255)),
+    "progressive.py": ((100, 70), (0, 0, 255)),
+    "matplotlib_plot.py": None,  # checked by eye: a gold plot with a blue line
+    "pygame_scene.py": ((100, 100), (0, 255, 255)),
+}
+
+
+def run_exec_examples(out: Path) -> list[str]:
+    """``viewfinder exec`` on every code env example; one summary line per program."""
+    lines = []
+    for name, expected in EXEC_EXAMPLES.items():
+        folder = out / "exec" / Path(name).stem
+        started = time.perf_counter()
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "viewfinder.cli",
+                "exec",
+                str(HERE / "codeenv" / name),
+                "--out",
+                str(folder),
+                "--size",
+                "1280x800",
+            ],
+            capture_output=True,
+            text=True,
+        )
+        elapsed = time.perf_counter() - started
+        captures = sorted(folder.glob("capture-*.png"))
+        check = ""
+        if expected is not None and captures:
+            (x, y), colour = expected
+            seen = Screenshot.from_file(captures[0]).pixel(x, y)
+            check = (
+                f", pixel {x},{y} {'as expected' if seen == colour else f'is {seen}, NOT {colour}'}"
+            )
+        lines.append(
+            f"exec   {name:20} exit {result.returncode}, {len(captures)} capture(s) in "
+            f"{elapsed:.1f} s{check} -> {folder}"
+        )
+        print(lines[-1])
+        if result.returncode != 0:
+            print(result.stdout + result.stderr)
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("demo-output"))
     parser.add_argument("--rounds", type=int, default=10)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    lines = []
+    lines = run_exec_examples(args.out)
     with Display(1280, 800) as display:
         print(f"display {display.name} started (1280x800)")
         window = subprocess.Popen([sys.executable, str(HERE / "tk_shapes.py")], env=display.env())

@@ -1,0 +1,48 @@
+"""Errors of the server and its clients."""
+
+from __future__ import annotations
+
+from viewfinder.core.errors import ViewfinderError
+
+
+class ServerError(ViewfinderError):
+    """Base class of the server's and the clients' own errors."""
+
+
+class InsecureBindError(ServerError, ValueError):
+    """The server was asked to listen beyond this machine without a token."""
+
+
+class CapacityReachedError(ServerError):
+    """Every session slot is taken (the server's ``max_sessions``)."""
+
+    code = "CAPACITY_REACHED"
+
+    def __init__(self, active: int, maximum: int) -> None:
+        self.active_sessions = active
+        self.max_sessions = maximum
+        super().__init__(
+            f"the server runs {active} sessions, its maximum ({maximum}); close a session "
+            "or start the server with a larger --max-sessions"
+        )
+
+
+class EnvServerError(ServerError):
+    """The server answered a client's message with an ``error`` message.
+
+    ``code`` is OpenEnv's error code (``CAPACITY_REACHED``, ``VALIDATION_ERROR``,
+    ``INVALID_JSON``, ``UNKNOWN_TYPE``, ``EXECUTION_ERROR``, ...); ``data`` the whole payload.
+    """
+
+    def __init__(self, data: dict[str, object]) -> None:
+        self.data = data
+        self.code = str(data.get("code", "UNKNOWN"))
+        super().__init__(f"the server answered with an error ({self.code}): {data.get('message')}")
+
+
+class ServerConnectionError(ServerError, ConnectionError):
+    """The client could not reach the server, or lost its connection."""
+
+
+class DockerUnavailableError(ServerError):
+    """``from_docker_image`` needs a running Docker engine and there is none."""

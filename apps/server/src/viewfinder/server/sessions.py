@@ -1,0 +1,161 @@
+"""The sessions a server runs: each one a code environment on a display from the pool."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from viewfinder.codeenv import CodeEnvironment
+from viewfinder.server.errors import CapacityReachedError
+from viewfinder.server.settings import ServerSettings
+from viewfinder.xvfb import DisplayPool
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class Session:
+    """One client's environment, with when it was last used."""
+
+    def __init__(self, session_id: str, env: CodeEnvironment, kind: str) -> None:
+        self.id = session_id
+        self.env = env
+        self.kind = kind  # "ws" or "http"
+        self.created_at = time.time()
+        self.last_active = time.monotonic()
+        self.busy = 0
+        #: Called (once) when the server closes the session on its own (idle, shutdown).
+        self.on_server_close: Callable[[str], Awaitable[None]] | None = None
+
+    def touch(self) -> None:
+        self.last_active = time.monotonic()
+
+    def idle_for(self) -> float:
+        return 0.0 if self.busy else time.monotonic() - self.last_active
+
+
+class SessionRegistry:
+    """Opens sessions up to the cap, runs their blocking work off the event loop, reaps idle ones.
+
+    Environment calls block (a step waits for its worker), so they run on a thread pool
+    sized for every session to step at once.
+    """
+
+    def __init__(self, settings: ServerSettings, pool: DisplayPool) -> None:
+        self.settings = settings
+        self.pool = pool
+        self._sessions: dict[str, Session] = {}
+        self._lock = asyncio.Lock()
+        self._executor = ThreadPoolExecutor(
+            max_workers=settings.max_sessions + 4, thread_name_prefix="viewfinder-session"
+        )
+        self._reaper: asyncio.Task[None] | None = None
+        self.reaped = 0
+
+    # -- facts --------------------------------------------------------------------------
+
+    @property
+    def active(self) -> int:
+        return len(self._sessions)
+
+    def get(self, session_id: str) -> Session | None:
+        return self._sessions.get(session_id)
+
+    def sessions(self) -> list[Session]:
+        return list(self._sessions.values())
+
+    # -- running blocking work ------------------------------------------------------------
+
+    async def call(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run a blocking call on the session thread pool."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, lambda: function(*args, **kwargs))
+
+    async def use(self, session: Session, function: Callable[..., T], *args: Any) -> T:
+        """Run ``function`` for ``session``; it counts as active meanwhile."""
+        session.busy += 1
+        try:
+            return await self.call(function, *args)
+        finally:
+            session.busy -= 1
+            session.touch()
+
+    # -- opening and closing --------------------------------------------------------------
+
+    async def open(self, kind: str) -> Session:
+        """A new session, or :class:`CapacityReachedError` when all slots are taken."""
+        async with self._lock:
+            if len(self._sessions) >= self.settings.max_sessions:
+                raise CapacityReachedError(len(self._sessions), self.settings.max_sessions)
+            session_id = uuid.uuid4().hex
+            env = CodeEnvironment(self.settings.codeenv, displays=self.pool, session_id=session_id)
+            session = Session(session_id, env, kind)
+            self._sessions[session_id] = session
+        return session
+
+    async def close(self, session: Session) -> None:
+        """Close ``session`` (idempotent): its worker is killed, its display goes back."""
+        async with self._lock:
+            if self._sessions.pop(session.id, None) is None:
+                return
+        await self.call(session.env.close)
+
+    @contextlib.asynccontextmanager
+    async def one_shot(self) -> AsyncIterator[Session]:
+        """A session for one HTTP request (OpenEnv's HTTP endpoints are stateless)."""
+        session = await self.open("http")
+        try:
+            yield session
+        finally:
+            await self.close(session)
+
+    async def close_all(self, reason: str) -> None:
+        for session in self.sessions():
+            await self._close_by_server(session, reason)
+        self._executor.shutdown(wait=True)
+
+    async def _close_by_server(self, session: Session, reason: str) -> None:
+        notify, session.on_server_close = session.on_server_close, None
+        await self.close(session)  # kills the worker: a step still running returns at once
+        if notify is not None:
+            with contextlib.suppress(Exception):  # the client may be gone already
+                await notify(reason)
+
+    # -- the idle reaper --------------------------------------------------------------------
+
+    def start_reaper(self) -> None:
+        if self._reaper is None:
+            self._reaper = asyncio.create_task(self._reap_forever(), name="viewfinder-reaper")
+
+    async def stop_reaper(self) -> None:
+        if self._reaper is not None:
+            self._reaper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reaper
+            self._reaper = None
+
+    async def reap_idle(self) -> int:
+        """Close the sessions idle for longer than the timeout; return how many."""
+        limit = self.settings.idle_timeout_s
+        idle = [session for session in self.sessions() if session.idle_for() > limit]
+        for session in idle:
+            log.info("closing session %s: idle for over %g s", session.id, limit)
+            await self._close_by_server(
+                session, f"the session was idle for over {limit:g} s and was closed"
+            )
+        self.reaped += len(idle)
+        return len(idle)
+
+    async def _reap_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.reap_every_s)
+            try:
+                await self.reap_idle()
+            except Exception:  # keep reaping; one bad close must not stop it
+                log.exception("the idle-session reaper failed; it keeps running")

@@ -1,0 +1,84 @@
+"""Settings of the code env server: where it listens, who may use it, its limits."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from viewfinder.codeenv import CodeEnvConfig
+from viewfinder.server.errors import InsecureBindError
+
+TOKEN_ENV = "VIEWFINDER_SERVER_TOKEN"
+LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is an address of this machine only (127.0.0.0/8, ::1, localhost)."""
+    if host.lower() in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """How the server runs.
+
+    - ``host`` / ``port``: where it listens; 127.0.0.1 by default. Any other address
+      needs a ``token``, which every request and WebSocket must then carry
+      (``Authorization: Bearer TOKEN``, or HTTP basic auth with the token as password,
+      which is what a URL like ``http://user:TOKEN@host:8000`` sends).
+    - ``max_sessions``: sessions (WebSockets plus one-shot HTTP requests) at once;
+      one more gets ``CAPACITY_REACHED``.
+    - ``idle_timeout_s``: a session without a message for this long is closed.
+    - ``reap_interval_s``: how often idle sessions are looked for.
+    - ``pool_size``: warm displays kept ready; ``display_width`` / ``display_height``.
+    - ``codeenv``: the sandbox and step limits of every session.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    token: str | None = None
+    max_sessions: int = 16
+    idle_timeout_s: float = 600.0
+    reap_interval_s: float | None = None
+    pool_size: int = 2
+    display_width: int = 1280
+    display_height: int = 800
+    codeenv: CodeEnvConfig = field(default_factory=CodeEnvConfig)
+
+    def __post_init__(self) -> None:
+        if self.max_sessions < 1:
+            raise ValueError(f"max_sessions must be at least 1, got {self.max_sessions}")
+        if self.idle_timeout_s <= 0:
+            raise ValueError(f"idle_timeout_s must be positive, got {self.idle_timeout_s}")
+        if self.pool_size < 1:
+            raise ValueError(f"pool_size must be at least 1, got {self.pool_size}")
+        if self.token is not None and len(self.token) < 8:
+            raise ValueError("the token must be at least 8 characters long")
+        if not is_loopback(self.host) and not self.token:
+            raise InsecureBindError(
+                f"listening on {self.host} lets other machines run code here; give a token "
+                f"(--token or ${TOKEN_ENV}) that every client must send, or listen on 127.0.0.1"
+            )
+
+    @property
+    def reap_every_s(self) -> float:
+        """How often the reaper looks for idle sessions."""
+        if self.reap_interval_s is not None:
+            return self.reap_interval_s
+        return min(max(self.idle_timeout_s / 4, 0.05), 5.0)
+
+    def with_changes(self, **changes: Any) -> ServerSettings:
+        return replace(self, **changes)
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> ServerSettings:
+        """Settings with the token from ``$VIEWFINDER_SERVER_TOKEN`` unless given."""
+        if overrides.get("token") is None and os.environ.get(TOKEN_ENV):
+            overrides["token"] = os.environ[TOKEN_ENV]
+        return cls(**{key: value for key, value in overrides.items() if value is not None})

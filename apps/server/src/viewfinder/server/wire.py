@@ -1,0 +1,130 @@
+"""The OpenEnv wire protocol: request bodies, WebSocket messages and error payloads.
+
+HTTP: ``POST /reset`` takes ``{"seed"?, "episode_id"?}``; ``POST /step`` takes
+``{"action": {...}, "timeout_s"?, "request_id"?}``; both answer
+``{"observation": {...}, "reward": ..., "done": ...}``. WebSocket ``/ws``: the client
+sends ``{"type": "reset", "data": {...}}``, ``{"type": "step", "data": ACTION}``,
+``{"type": "state"}`` or ``{"type": "close"}``; the server answers
+``{"type": "observation", "data": {...}}``, ``{"type": "state", "data": {...}}`` or
+``{"type": "error", "data": {"message": ..., "code": ..., "errors"?: [...]}}``.
+
+Unlike OpenEnv's generic server, unknown fields are refused here (422 over HTTP, a
+``VALIDATION_ERROR`` over the WebSocket) so a misspelt field is never silently ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from viewfinder.codeenv import CodeAction
+
+#: OpenEnv's WebSocket error codes (``openenv.core.env_server.types.WSErrorCode``).
+INVALID_JSON = "INVALID_JSON"
+UNKNOWN_TYPE = "UNKNOWN_TYPE"
+VALIDATION_ERROR = "VALIDATION_ERROR"
+EXECUTION_ERROR = "EXECUTION_ERROR"
+CAPACITY_REACHED = "CAPACITY_REACHED"
+SESSION_ERROR = "SESSION_ERROR"
+
+
+class ResetRequest(BaseModel):
+    """Body of ``POST /reset`` and ``data`` of a WebSocket ``reset``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seed: int | None = Field(default=None, ge=0)
+    episode_id: str | None = Field(default=None, max_length=255)
+
+
+class StepRequest(BaseModel):
+    """Body of ``POST /step``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: CodeAction
+    timeout_s: float | None = Field(default=None, gt=0)
+    request_id: str | None = Field(default=None, max_length=255)
+
+
+class ResetMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["reset"]
+    data: ResetRequest = Field(default_factory=ResetRequest)
+
+
+class StepMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["step"]
+    data: CodeAction
+
+
+class StateMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["state"]
+
+
+class CloseMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["close"]
+
+
+MESSAGES: dict[str, type[BaseModel]] = {
+    "reset": ResetMessage,
+    "step": StepMessage,
+    "state": StateMessage,
+    "close": CloseMessage,
+}
+
+
+def error_message(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    """An ``error`` message for the WebSocket."""
+    return {"type": "error", "data": {"message": message, "code": code, **extra}}
+
+
+def validation_errors(exc: ValidationError) -> list[dict[str, Any]]:
+    """pydantic's errors as plain JSON (their context may hold exception objects)."""
+    errors: list[dict[str, Any]] = json.loads(exc.json(include_url=False))
+    return errors
+
+
+def describe(errors: list[dict[str, Any]]) -> str:
+    """One line naming each bad field and what is wrong with it."""
+    parts = []
+    for error in errors:
+        where = ".".join(str(part) for part in error.get("loc", ())) or "message"
+        parts.append(f"{where}: {error.get('msg')}")
+    return "; ".join(parts)
+
+
+def parse_message(raw: str) -> BaseModel | dict[str, Any]:
+    """A WebSocket message as its model, or the ``error`` message to answer with."""
+    try:
+        message = json.loads(raw)
+    except ValueError as exc:
+        return error_message(INVALID_JSON, f"the message is not valid JSON: {exc}")
+    if not isinstance(message, dict):
+        return error_message(
+            VALIDATION_ERROR,
+            f"a message must be a JSON object with a 'type', got {type(message).__name__}",
+        )
+    kind = message.get("type")
+    model = MESSAGES.get(kind) if isinstance(kind, str) else None
+    if model is None:
+        return error_message(
+            UNKNOWN_TYPE,
+            f"unknown message type {kind!r}; send one of: {', '.join(MESSAGES)}",
+        )
+    try:
+        return model.model_validate(message)
+    except ValidationError as exc:
+        errors = validation_errors(exc)
+        return error_message(
+            VALIDATION_ERROR, f"invalid {kind} message: {describe(errors)}", errors=errors
+        )

@@ -1,0 +1,88 @@
+"""``viewfinder serve``: refuses an open bind without a token, serves, and shuts down clean."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+from typer.testing import CliRunner
+
+from viewfinder.cli.app import build_app
+from viewfinder.core.testing import child_processes, wait_until
+
+runner = CliRunner()
+
+
+def invoke(*args: str, **kwargs: Any) -> Any:
+    return runner.invoke(build_app(), list(args), **kwargs)
+
+
+def test_serve_beyond_loopback_without_a_token_is_refused() -> None:
+    result = invoke("serve", "--host", "0.0.0.0", env={"VIEWFINDER_SERVER_TOKEN": ""})
+    assert result.exit_code == 1
+    assert "listening on 0.0.0.0 lets other machines run code here; give a token" in result.output
+
+
+def test_serve_rejects_a_bad_size() -> None:
+    result = invoke("serve", "--size", "0x0")
+    assert result.exit_code == 2
+    assert "is not WIDTHxHEIGHT" in result.output
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_serve_runs_a_server_that_stops_clean_on_sigterm() -> None:
+    port = _free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "viewfinder.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--pool-size",
+            "1",
+            "--size",
+            "320x240",
+            "--max-sessions",
+            "2",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+
+        def healthy() -> bool:
+            try:
+                return httpx.get(f"http://127.0.0.1:{port}/health").is_success
+            except httpx.HTTPError:
+                return False
+
+        wait_until(healthy, "the server to answer /health", timeout=60)
+        step = httpx.post(
+            f"http://127.0.0.1:{port}/step", json={"action": {"code": "print(7)"}}, timeout=60
+        )
+        assert step.json()["observation"]["stdout"] == "7\n"
+        displays = child_processes("Xvfb", parent=process.pid)
+        assert displays
+    finally:
+        os.kill(process.pid, signal.SIGTERM)
+        code = process.wait(timeout=60)
+    log = process.stderr.read().decode() if process.stderr else ""
+    # uvicorn shuts down, then re-raises the signal it caught
+    assert code in (0, -signal.SIGTERM), log
+    assert "Application shutdown complete" in log
+    for pid in displays:
+        stat = Path(f"/proc/{pid}/stat")
+        assert not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"

@@ -1,0 +1,72 @@
+"""Settings of a code environment: limits of the sandbox and of each step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+MiB = 1024 * 1024
+
+#: Exit code of a step killed at its timeout (the one ``timeout(1)`` uses).
+EXIT_TIMEOUT = 124
+
+
+@dataclass(frozen=True)
+class CodeEnvConfig:
+    """How a :class:`~viewfinder.codeenv.CodeEnvironment` runs code.
+
+    - ``timeout_s``: a step's time limit when its action gives none.
+    - ``memory_mb``: the worker's address space (``RLIMIT_AS``); code past it gets
+      ``MemoryError``. GUI toolkits map a few hundred MB, so keep it at 512 or above.
+    - ``max_processes``: processes and threads one session may have at once (needs a
+      sandbox user, see ``sandbox_user``).
+    - ``output_limit_bytes``: bytes of stdout and of stderr kept per step; the rest is
+      left out with a note in the text.
+    - ``file_size_mb``: the largest file the code may write.
+    - ``max_captures``: ``capture_screenshot()`` calls per step.
+    - ``sandbox_user``: run each worker under a user id of its own; ``"auto"`` does when
+      the environment runs as root (the only case where it can).
+    - ``width`` / ``height``: the display's size, when the environment starts its own.
+    - ``display``: False runs code without any display (capture_screenshot raises).
+    - ``preload_capture``: import the capture code while a new worker is idle.
+    - ``start_timeout_s``: how long a worker may take to get ready.
+    """
+
+    timeout_s: float = 30.0
+    memory_mb: int = 2048
+    max_processes: int = 64
+    output_limit_bytes: int = 1 * MiB
+    file_size_mb: int = 256
+    max_captures: int = 64
+    open_files: int = 1024
+    sandbox_user: bool | Literal["auto"] = "auto"
+    width: int = 1280
+    height: int = 800
+    display: bool = True
+    preload_capture: bool = True
+    start_timeout_s: float = 30.0
+
+    def __post_init__(self) -> None:
+        checks = {
+            "timeout_s": self.timeout_s > 0,
+            "memory_mb": self.memory_mb >= 64,
+            "max_processes": self.max_processes >= 4,
+            "output_limit_bytes": self.output_limit_bytes >= 1024,
+            "file_size_mb": self.file_size_mb >= 1,
+            "max_captures": self.max_captures >= 1,
+            "open_files": self.open_files >= 64,
+            "width": self.width > 0,
+            "height": self.height > 0,
+            "start_timeout_s": self.start_timeout_s > 0,
+        }
+        bad = [name for name, ok in checks.items() if not ok]
+        if bad:
+            values = ", ".join(f"{name}={getattr(self, name)!r}" for name in bad)
+            raise ValueError(
+                f"invalid code env settings: {values} (timeouts must be positive, "
+                "memory_mb >= 64, max_processes >= 4, output_limit_bytes >= 1024)"
+            )
+
+    def with_changes(self, **changes: Any) -> CodeEnvConfig:
+        """A copy with some settings changed."""
+        return replace(self, **changes)

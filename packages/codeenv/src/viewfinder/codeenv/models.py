@@ -1,0 +1,103 @@
+"""Actions, observations and state of the code env, shaped like OpenEnv's coding env.
+
+The field names, types and defaults are those of OpenEnv's ``CodeAction`` /
+``CodeObservation`` / ``CodeState`` (on its ``Action`` / ``Observation`` / ``State``
+bases: ``metadata`` on actions and observations, ``done`` and ``reward`` on
+observations, ``episode_id`` and ``step_count`` on state), so code written against
+OpenEnv's coding env runs unchanged. The additions are optional with defaults:
+``timeout_s`` and ``capture_screenshot`` on the action, ``screenshot`` and
+``screenshots`` on the observation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class CodeAction(BaseModel):
+    """Run ``code`` (Python source) in the session's interpreter.
+
+    ``timeout_s`` overrides the environment's step timeout. ``capture_screenshot=True``
+    is the old after-execution capture, kept for old clients and deprecated: call
+    ``capture_screenshot()`` inside the code instead (see docs/codeenv.md).
+    """
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    code: str
+    timeout_s: float | None = Field(default=None, gt=0, le=24 * 3600)
+    capture_screenshot: bool = False
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class CodeObservation(BaseModel):
+    """What one step did.
+
+    ``exit_code`` follows ``python -c``: 0 when the code ran to its end, 1 for an
+    uncaught exception, the value given to ``sys.exit()``; 124 when the step was killed
+    at its timeout, and the worker's status (negative: the signal) when it crashed.
+    ``screenshots`` holds every capture of the step in order as base64 PNG;
+    ``screenshot`` is the last one, or None.
+    """
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int = 0
+    screenshot: str | None = None
+    screenshots: list[str] = Field(default_factory=list)
+    done: bool = False
+    reward: bool | int | float | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class CodeState(BaseModel):
+    """The episode: its id, the steps taken, and the exit code of the last one."""
+
+    model_config = ConfigDict(extra="allow", validate_assignment=True)
+
+    episode_id: str | None = None
+    step_count: int = Field(default=0, ge=0)
+    last_exit_code: int = 0
+
+
+ObservationT = TypeVar("ObservationT")
+
+
+@dataclass
+class StepResult(Generic[ObservationT]):
+    """A step's result as OpenEnv's clients return it: the observation, reward, done."""
+
+    observation: ObservationT
+    reward: float | None = None
+    done: bool = False
+
+
+#: Observation fields OpenEnv's coding env does not have: left out of the wire format
+#: when empty, so OpenEnv's own strict client reads our observations unchanged.
+ADDED_OBSERVATION_FIELDS = ("screenshot", "screenshots")
+
+
+def observation_payload(observation: CodeObservation) -> dict[str, Any]:
+    """The wire form of an observation: ``{"observation": ..., "reward": ..., "done": ...}``.
+
+    The layout of OpenEnv's ``serialize_observation``, except that ``metadata`` stays in
+    the observation when it has anything (OpenEnv drops it; its clients accept it).
+    """
+    body = observation.model_dump(exclude={"reward", "done"})
+    for name in ADDED_OBSERVATION_FIELDS:
+        if not body[name]:
+            del body[name]
+    if not body["metadata"]:
+        del body["metadata"]
+    return {"observation": body, "reward": observation.reward, "done": observation.done}
+
+
+def observation_from_payload(payload: dict[str, Any]) -> CodeObservation:
+    """Read a wire-form observation back (the inverse of :func:`observation_payload`)."""
+    body = dict(payload.get("observation", {}))
+    return CodeObservation(**body, reward=payload.get("reward"), done=bool(payload.get("done")))

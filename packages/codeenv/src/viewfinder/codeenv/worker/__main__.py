@@ -1,0 +1,127 @@
+"""The worker process: ``python -m viewfinder.codeenv.worker COMMAND_FD RESULT_FD``.
+
+One worker serves one episode of one session. It reads a ``start`` frame (limits, the
+display), confines itself, answers ``ready``, then runs ``run`` frames one at a time,
+answering each with the captures it made (``capture`` frames, as they happen) and a
+``done`` frame. After ``done`` it writes the step's end marker on stdout and stderr,
+so the parent can tell which output belongs to which step.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import os
+import select
+import sys
+import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+from viewfinder.codeenv.worker import confinement, execution, protocol, toolkits
+from viewfinder.codeenv.worker.screen import Screen, ScreenConfig, preload
+
+
+def _write_marker(fd: int, marker: bytes) -> bool:
+    try:
+        os.write(fd, marker)
+        return True
+    except OSError:
+        return False
+
+
+def _serve(command_fd: int, result_fd: int) -> int:
+    start = protocol.read_frame(command_fd)
+    if start is None or start.kind != "start":
+        return 2
+    config = start.header
+    confined = confinement.confine(confinement.Limits.from_header(config.get("limits", {})))
+    toolkits.install()
+    execution.save_streams()
+    # A crash in C code (a segfault) then prints where the Python code was.
+    faulthandler.enable(file=sys.stderr)
+
+    def send(header: dict[str, Any], payload: bytes) -> None:
+        protocol.write_frame(result_fd, header, payload)
+
+    screen = Screen(
+        ScreenConfig(
+            display=config.get("display"),
+            framebuffer=config.get("framebuffer"),
+            xvfb_pid=config.get("xvfb_pid"),
+            max_captures=int(config.get("max_captures", 64)),
+        ),
+        send,
+    )
+    namespace = execution.new_namespace({"capture_screenshot": screen.capture_screenshot})
+    protocol.write_frame(result_fd, {"type": "ready", "pid": os.getpid(), **confined})
+    # Only while idle: a step that is already waiting should not wait for this.
+    idle = not select.select([command_fd], [], [], 0)[0]
+    if config.get("preload") and screen.config.display is not None and idle:
+        preload()
+
+    while True:
+        frame = protocol.read_frame(command_fd)
+        if frame is None or frame.kind == "exit":
+            return 0
+        if frame.kind != "run":
+            send({"type": "error", "message": f"unknown frame {frame.kind!r}"}, b"")
+            continue
+        _run_step(frame.header, namespace, screen, send)
+
+
+def _run_step(header: dict[str, Any], namespace: dict[str, Any], screen: Screen, send: Any) -> None:
+    step = int(header["step"])
+    marker = str(header["marker"]).encode("ascii")
+    screen.start_step(step)
+    execution.restore_streams()
+    started = time.perf_counter()
+    exit_code = execution.run_code(str(header["code"]), step, namespace)
+    elapsed = time.perf_counter() - started
+    legacy_error = None
+    if header.get("capture_after"):
+        try:
+            screen.capture_after_run()
+        except Exception as exc:  # reported in the observation, never fatal
+            legacy_error = f"{type(exc).__name__}: {exc}"
+    execution.flush_streams()
+    execution.restore_streams()
+    send(
+        {
+            "type": "done",
+            "step": step,
+            "exit_code": exit_code,
+            "captures": screen.count,
+            "run_s": elapsed,
+            "legacy_error": legacy_error,
+            "markers": {
+                "stdout": _write_marker(1, marker),
+                "stderr": _write_marker(2, marker),
+            },
+        },
+        b"",
+    )
+
+
+def main(argv: list[str]) -> int:
+    command_fd, result_fd = int(argv[1]), int(argv[2])
+    # Keep the protocol pipes out of the low numbers code tends to touch.
+    command_fd, result_fd = (
+        _move_high(command_fd, 1000),
+        _move_high(result_fd, 1001),
+    )
+    try:
+        return _serve(command_fd, result_fd)
+    except (BrokenPipeError, protocol.ProtocolError):
+        return 3  # the parent went away or spoke nonsense: nothing left to serve
+
+
+def _move_high(fd: int, target: int) -> int:
+    moved = os.dup2(fd, target, inheritable=False)
+    os.close(fd)
+    return moved
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

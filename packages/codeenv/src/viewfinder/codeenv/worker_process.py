@@ -1,0 +1,505 @@
+"""The parent's side of one worker subprocess: start it, run steps in it, kill it.
+
+The worker runs in a session and process group of its own, and (when we are root)
+under a user id leased for it alone. A step is a ``run`` frame; the parent then waits
+for the ``done`` frame, collecting ``capture`` frames and the stdout/stderr pipes
+meanwhile, and kills the whole tree when the step's deadline passes. Whatever happens
+to the worker (a segfault, ``os._exit``, a killed parent pipe) shows up here as an end
+of file or an exit status: it is reported, never raised.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import select
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from viewfinder.codeenv import process_tree
+from viewfinder.codeenv.config import EXIT_TIMEOUT, CodeEnvConfig, MiB
+from viewfinder.codeenv.errors import WorkerStartError
+from viewfinder.codeenv.font_cache import shared_font_cache
+from viewfinder.codeenv.output import OutputStream, StreamText
+from viewfinder.codeenv.sandbox_users import SandboxUsers, UidLease, shared_users
+from viewfinder.codeenv.worker import protocol
+from viewfinder.core.geometry import Region
+from viewfinder.core.screenshot import Screenshot
+from viewfinder.xvfb import Display
+
+#: After ``done``, how long to wait for the end markers on stdout and stderr.
+_MARKER_WAIT_S = 2.0
+#: After the worker died, how long to read what is left in its pipes.
+_DRAIN_WAIT_S = 1.0
+
+# Workers are started from this one long-lived thread: a worker's parent-death signal
+# fires when the *thread* that started it ends, and this thread lives as long as we do.
+_spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="viewfinder-worker-spawner")
+
+
+@dataclass
+class Capture:
+    """One ``capture_screenshot()`` (or after-run capture) received from the worker."""
+
+    screenshot: Screenshot
+    step: int
+    index: int
+    legacy: bool
+    window: int | None
+
+
+@dataclass
+class StepRun:
+    """What one step did, as the parent saw it."""
+
+    exit_code: int
+    stdout: StreamText
+    stderr: StreamText
+    captures: list[Capture] = field(default_factory=list)
+    duration_s: float = 0.0
+    #: Why the worker ended during this step (timeout, crash); None when it lives on.
+    worker_lost: str | None = None
+    timed_out: bool = False
+    legacy_error: str | None = None
+
+
+def interpreter_world_readable() -> bool:
+    """Whether a user without privileges can run this Python and import viewfinder."""
+    import viewfinder.codeenv
+
+    paths = {Path(sys.base_prefix), Path(sys.prefix), Path(viewfinder.codeenv.__file__).parent}
+    for path in paths:
+        for directory in (path, *path.parents):
+            try:
+                mode = directory.stat().st_mode
+            except OSError:
+                return False
+            if not mode & stat.S_IXOTH:
+                return False
+    return True
+
+
+class WorkerProcess:
+    """One worker subprocess; see the module docstring. Not thread-safe: one step at a time."""
+
+    def __init__(
+        self,
+        config: CodeEnvConfig,
+        display: Display | None,
+        *,
+        on_capture: Callable[[Capture], None] | None = None,
+        users: SandboxUsers | None = None,
+    ) -> None:
+        self.config = config
+        self.display = display
+        self._on_capture = on_capture
+        self._lease: UidLease | None = None
+        self._home: Path | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._command_fd = -1
+        self._result_fd = -1
+        self._decoder = protocol.FrameDecoder()
+        self.ready_info: dict[str, Any] = {}
+        self._out = OutputStream("stdout", config.output_limit_bytes)
+        self._err = OutputStream("stderr", config.output_limit_bytes)
+        self._token = secrets.token_hex(8)
+        self._lost: str | None = None
+        try:
+            self._start(users)
+        except BaseException:
+            self.stop()
+            raise
+
+    # -- facts --------------------------------------------------------------------------
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    @property
+    def uid(self) -> int | None:
+        """The sandbox user id the worker runs under, or None when it runs as we do."""
+        return self._lease.uid if self._lease is not None else None
+
+    @property
+    def alive(self) -> bool:
+        return self._process is not None and self._lost is None and self._process.poll() is None
+
+    @property
+    def home(self) -> Path | None:
+        """The worker's home and working directory (removed when it stops)."""
+        return self._home
+
+    def processes(self) -> list[process_tree.ProcessInfo]:
+        """The worker's processes still running (by user id, else by session)."""
+        if self._process is None:
+            return []
+        if self.uid is not None:
+            return process_tree.living(uid=self.uid)
+        return process_tree.living(session=self._process.pid)
+
+    def memory_bytes(self) -> int:
+        """Resident memory of the worker and every process it started."""
+        total = 0
+        for info in self.processes():
+            with contextlib.suppress(OSError, ValueError):
+                for line in Path(f"/proc/{info.pid}/status").read_text().splitlines():
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1]) * 1024
+        return total
+
+    # -- starting -------------------------------------------------------------------------
+
+    def _use_sandbox_user(self) -> bool:
+        wanted = self.config.sandbox_user
+        if wanted == "auto":
+            return os.geteuid() == 0
+        if wanted and os.geteuid() != 0:
+            raise WorkerStartError(
+                "sandbox_user=True needs root (a worker can only switch to another user "
+                "id when started by root); run as root or use sandbox_user='auto'"
+            )
+        return bool(wanted)
+
+    def _start(self, users: SandboxUsers | None) -> None:
+        if self._use_sandbox_user():
+            self._lease = (users or shared_users()).lease()
+        self._home = Path(tempfile.mkdtemp(prefix="viewfinder-codeenv-"))
+        if self._lease is not None:
+            os.chown(self._home, self._lease.uid, self._lease.uid)
+        shared_font_cache().seed(self._home, self.uid)
+        command_r, self._command_fd = os.pipe()
+        self._result_fd, result_w = os.pipe()
+        inherited = [command_r, result_w]
+        framebuffer_fd = None
+        if self.display is not None and self.display.framebuffer_path is not None:
+            # Passed open: the file is readable by anyone, its directory only by root.
+            framebuffer_fd = os.open(self.display.framebuffer_path, os.O_RDONLY)
+            inherited.append(framebuffer_fd)
+        try:
+            self._process = _spawner.submit(
+                subprocess.Popen,
+                [sys.executable, "-m", "viewfinder.codeenv.worker", str(command_r), str(result_w)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=inherited,
+                env=self._environment(),
+                cwd=self._home,
+                start_new_session=True,
+            ).result()
+        finally:
+            for fd in inherited:
+                os.close(fd)
+        assert self._process.stdout is not None and self._process.stderr is not None
+        for stream in (self._process.stdout, self._process.stderr):
+            os.set_blocking(stream.fileno(), False)
+        limits = {
+            "memory_bytes": self.config.memory_mb * MiB,
+            "max_processes": self.config.max_processes,
+            "file_size_bytes": self.config.file_size_mb * MiB,
+            "open_files": self.config.open_files,
+            "uid": self.uid,
+            "keep_read_access": self.uid is not None and not interpreter_world_readable(),
+        }
+        start = {
+            "type": "start",
+            "limits": limits,
+            "display": self.display.name if self.display is not None else None,
+            "framebuffer": f"/proc/self/fd/{framebuffer_fd}"
+            if framebuffer_fd is not None
+            else None,
+            "xvfb_pid": self.display.pid if self.display is not None else None,
+            "max_captures": self.config.max_captures,
+            "preload": self.config.preload_capture,
+        }
+        try:
+            protocol.write_frame(self._command_fd, start)
+        except BrokenPipeError as exc:
+            raise WorkerStartError(self._start_failure("it exited at once")) from exc
+        ready = self._wait_frame("ready", time.monotonic() + self.config.start_timeout_s)
+        if ready is None:
+            raise WorkerStartError(self._start_failure("it did not get ready"))
+        self.ready_info = ready.header
+
+    def _environment(self) -> dict[str, str]:
+        # Built from scratch: nothing of ours (a server token, ...) reaches the code.
+        assert self._home is not None
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            "HOME": str(self._home),
+            "TMPDIR": str(self._home),
+            "LANG": "C.UTF-8",
+            "PYTHONIOENCODING": "utf-8",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "MPLCONFIGDIR": str(self._home / ".matplotlib"),
+            "SDL_VIDEODRIVER": "x11",
+            "SDL_AUDIODRIVER": "dummy",
+            "PYGAME_HIDE_SUPPORT_PROMPT": "1",
+        }
+        if self.display is not None:
+            env["DISPLAY"] = self.display.name
+        return env
+
+    def _start_failure(self, what: str) -> str:
+        stderr = b""
+        if self._process is not None:
+            with contextlib.suppress(OSError):
+                self._process.wait(timeout=2)
+            assert self._process.stderr is not None
+            with contextlib.suppress(OSError, TypeError):
+                stderr = self._process.stderr.read() or b""
+        detail = stderr.decode("utf-8", "replace").strip()[-2000:]
+        return f"the code env worker failed to start: {what}" + (
+            f"; it said:\n{detail}" if detail else ""
+        )
+
+    def _wait_frame(self, kind: str, deadline: float) -> protocol.Frame | None:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            ready, _, _ = select.select([self._result_fd], [], [], remaining)
+            if not ready:
+                return None
+            data = os.read(self._result_fd, 1 << 16)
+            if not data:
+                return None
+            for frame in self._decoder.feed(data):
+                if frame.kind == kind:
+                    return frame
+
+    # -- steps ----------------------------------------------------------------------------
+
+    def run(
+        self, code: str, step: int, timeout_s: float, *, capture_after: bool = False
+    ) -> StepRun:
+        """Run ``code`` as step ``step``; kill the worker if it takes over ``timeout_s``."""
+        if not self.alive:
+            raise WorkerStartError("the worker is not running; start a new one")
+        marker = f"\0viewfinder-end-of-step-{step}-{self._token}\0"
+        self._out.begin(marker.encode("ascii"))
+        self._err.begin(marker.encode("ascii"))
+        started = time.monotonic()
+        deadline = started + timeout_s
+        captures: list[Capture] = []
+        done: dict[str, Any] | None = None
+        lost: str | None = None
+        timed_out = False
+        try:
+            protocol.write_frame(
+                self._command_fd,
+                {
+                    "type": "run",
+                    "step": step,
+                    "code": code,
+                    "marker": marker,
+                    "capture_after": capture_after,
+                },
+            )
+        except OSError:
+            lost = "the worker had exited before the step started"
+        result_open = lost is None
+        done_at = 0.0
+        while lost is None:
+            now = time.monotonic()
+            if done is not None:
+                if self._markers_complete(done) or now - done_at > _MARKER_WAIT_S:
+                    break
+                wait = done_at + _MARKER_WAIT_S - now
+            elif now >= deadline:
+                timed_out = True
+                lost = f"the step ran past its {timeout_s:g} s timeout and was killed"
+                break
+            else:
+                wait = deadline - now
+            fds = [fd for fd in self._stream_fds() if fd >= 0]
+            if result_open:
+                fds.append(self._result_fd)
+            ready, _, _ = select.select(fds, [], [], max(wait, 0))
+            for fd in ready:
+                if fd == self._result_fd:
+                    data = os.read(fd, 1 << 20)
+                    if not data:
+                        result_open = False
+                        if done is None:
+                            lost = self._exit_description()
+                        continue
+                    for frame in self._decoder.feed(data):
+                        if frame.kind == "capture":
+                            captures.append(self._receive_capture(frame))
+                        elif frame.kind == "done":
+                            done, done_at = frame.header, time.monotonic()
+                else:
+                    self._read_stream(fd)
+        if lost is not None:
+            self._lost = lost
+            self._kill()
+            self._drain()
+            self._release()  # nothing of a lost worker outlives its step
+            exit_code = EXIT_TIMEOUT if timed_out else self._exit_code()
+        else:
+            assert done is not None
+            exit_code = int(done["exit_code"])
+        return StepRun(
+            exit_code=exit_code,
+            stdout=self._out.result(),
+            stderr=self._err.result(),
+            captures=captures,
+            duration_s=time.monotonic() - started,
+            worker_lost=lost,
+            timed_out=timed_out,
+            legacy_error=(done or {}).get("legacy_error"),
+        )
+
+    def _stream_fds(self) -> list[int]:
+        assert self._process is not None
+        fds = []
+        for stream, collector in (
+            (self._process.stdout, self._out),
+            (self._process.stderr, self._err),
+        ):
+            fds.append(-1 if stream is None or collector.closed else stream.fileno())
+        return fds
+
+    def _read_stream(self, fd: int) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        collector = self._out if fd == self._process.stdout.fileno() else self._err
+        try:
+            data = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return
+        if not data:
+            collector.closed = True
+        else:
+            collector.feed(data)
+
+    def _markers_complete(self, done: dict[str, Any]) -> bool:
+        written = done.get("markers", {})
+        return all(
+            collector.marker_seen or collector.closed or not written.get(collector.name)
+            for collector in (self._out, self._err)
+        )
+
+    def _receive_capture(self, frame: protocol.Frame) -> Capture:
+        header = frame.header
+        region = header.get("region")
+        capture = Capture(
+            screenshot=Screenshot(
+                data=frame.payload,
+                format="png",
+                width=int(header["width"]),
+                height=int(header["height"]),
+                source="xvfb",
+                region=Region(x=region[0], y=region[1], width=region[2], height=region[3])
+                if region
+                else None,
+            ),
+            step=int(header["step"]),
+            index=int(header["index"]),
+            legacy=bool(header.get("legacy")),
+            window=header.get("window"),
+        )
+        if self._on_capture is not None:
+            self._on_capture(capture)
+        return capture
+
+    def _exit_description(self) -> str:
+        code = self._exit_code(wait=2.0)
+        if code < 0:
+            import signal
+
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return f"the worker process was killed by {name}"
+        return f"the worker process exited with status {code}"
+
+    def _exit_code(self, wait: float = 2.0) -> int:
+        assert self._process is not None
+        try:
+            code = self._process.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            return -9
+        return code
+
+    def _drain(self) -> None:
+        """Read what the dead worker's pipes still hold (its tree is killed already)."""
+        end = time.monotonic() + _DRAIN_WAIT_S
+        while time.monotonic() < end:
+            fds = [fd for fd in self._stream_fds() if fd >= 0]
+            if not fds:
+                return
+            ready, _, _ = select.select(fds, [], [], max(end - time.monotonic(), 0))
+            if not ready:
+                return
+            for fd in ready:
+                self._read_stream(fd)
+
+    # -- stopping -------------------------------------------------------------------------
+
+    def interrupt(self) -> None:
+        """Kill the worker's processes now; safe from another thread while a step runs.
+
+        The running step then returns with the worker reported lost.
+        """
+        if self._process is not None and self._process.poll() is None:
+            process_tree.kill_all(
+                group=self._process.pid,
+                uid=self.uid,
+                session=self._process.pid if self.uid is None else None,
+            )
+
+    def _kill(self) -> list[int]:
+        if self._process is None:
+            return []
+        # Once the worker is reaped its pid may be reused: then sweep by user id only.
+        running = self._process.returncode is None
+        left = process_tree.kill_all(
+            group=self._process.pid if running else None,
+            uid=self.uid,
+            session=self._process.pid if running and self.uid is None else None,
+        )
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._process.wait(timeout=5)
+        return left
+
+    def stop(self) -> None:
+        """Kill the worker and everything it started; free its user id and home (idempotent)."""
+        self._kill()
+        self._release()
+        if self._lost is None:
+            self._lost = "stopped"
+
+    def _release(self) -> None:
+        """Close the pipes, give back the user id and remove the home of a killed worker."""
+        left = self.processes() if self.uid is not None else []
+        if self._process is not None:
+            for stream in (self._process.stdout, self._process.stderr):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
+        self._out.closed = self._err.closed = True
+        for fd in (self._command_fd, self._result_fd):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._command_fd = self._result_fd = -1
+        if self._lease is not None and not left:
+            # An id with processes left is not handed out again: lease() skips busy ids.
+            self._lease.release()
+        self._lease = None if not left else self._lease
+        if self._home is not None:
+            shutil.rmtree(self._home, ignore_errors=True)
+            self._home = None
