@@ -234,6 +234,10 @@ class TestEvent:
         text = json.dumps(line)
         assert Event.from_manifest(json.loads(text)) == event
 
+    def test_manifest_lines_may_carry_more_than_an_event(self) -> None:
+        line = {"seq": 4, "kind": "key", "keys": ["Return"], "frame_captured_at": "later"}
+        assert Event.from_manifest(line).keys == ["Return"]
+
     def test_bad_manifest_line(self) -> None:
         with pytest.raises(EventFormatError, match="invalid manifest line"):
             Event.from_manifest({"seq": 1, "kind": "teleport"})

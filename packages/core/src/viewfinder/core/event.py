@@ -206,8 +206,12 @@ class Event(BaseModel):
 
     @classmethod
     def from_manifest(cls, line: dict[str, Any]) -> Event:
-        """Read one ``manifest.jsonl`` line (the ``seq`` number is not part of the Event)."""
-        body = {key: value for key, value in line.items() if key != "seq"}
+        """Read one ``manifest.jsonl`` line (the ``seq`` number is not part of the Event).
+
+        Keys an Event does not have are ignored, so lines written by a newer recorder
+        with more to say stay readable.
+        """
+        body = {key: value for key, value in line.items() if key in cls.model_fields}
         try:
             return cls.model_validate(body)
         except ValidationError as exc:
