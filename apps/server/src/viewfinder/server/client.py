@@ -94,13 +94,8 @@ def _closed_error(exc: Exception, url: str) -> ServerConnectionError:
     return ServerConnectionError(f"lost the connection to {url}: {exc}")
 
 
-class CodingEnv:
-    """A session on a code env server, synchronous. Use it as a context manager.
-
-    ``CodingEnv(base_url, token=None)`` connects to a running server; :meth:`local`
-    starts one on loopback for this client; :meth:`from_docker_image` runs the server
-    image with Docker. :meth:`close` stops whatever the client started.
-    """
+class _EnvClient:
+    """What both clients hold: where the server is, how to authenticate, what they started."""
 
     def __init__(
         self,
@@ -115,9 +110,19 @@ class CodingEnv:
         self._token = token
         self._connect_timeout = connect_timeout_s
         self._message_timeout = message_timeout_s
-        self._ws: SyncConnection | None = None
         self._local: LocalServer | None = None
         self._container: DockerContainer | None = None
+
+
+class CodingEnv(_EnvClient):
+    """A session on a code env server, synchronous. Use it as a context manager.
+
+    ``CodingEnv(base_url, token=None)`` connects to a running server; :meth:`local`
+    starts one on loopback for this client; :meth:`from_docker_image` runs the server
+    image with Docker. :meth:`close` stops whatever the client started.
+    """
+
+    _ws: SyncConnection | None = None
 
     @classmethod
     def local(cls, settings: ServerSettings | None = None, **options: Any) -> CodingEnv:
@@ -196,25 +201,10 @@ class CodingEnv:
         self.close()
 
 
-class AsyncCodingEnv:
+class AsyncCodingEnv(_EnvClient):
     """:class:`CodingEnv` for asyncio: the same methods, awaited."""
 
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        token: str | None = None,
-        connect_timeout_s: float = 30.0,
-        message_timeout_s: float | None = 3600.0,
-    ) -> None:
-        self.base_url = base_url
-        self.url = ws_url(base_url)
-        self._token = token
-        self._connect_timeout = connect_timeout_s
-        self._message_timeout = message_timeout_s
-        self._ws: ClientConnection | None = None
-        self._local: LocalServer | None = None
-        self._container: DockerContainer | None = None
+    _ws: ClientConnection | None = None
 
     @classmethod
     async def local(cls, settings: ServerSettings | None = None, **options: Any) -> AsyncCodingEnv:
