@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from pathlib import Path
 
 import pytest
 
@@ -60,8 +61,19 @@ async def test_async_local() -> None:
 
 
 def test_from_docker_image_without_an_engine_says_so() -> None:
-    # Docker's client is installed here but no engine runs.
-    with pytest.raises(DockerUnavailableError, match="no Docker engine is running"):
+    # On this kind of machine Docker's client may be installed with no engine running.
+    with pytest.raises(
+        DockerUnavailableError,
+        match=r"no Docker engine is running|the docker program is not installed",
+    ):
+        CodingEnv.from_docker_image("viewfinder-server:latest")
+
+
+def test_from_docker_image_without_the_docker_program_says_so(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no docker anywhere
+    with pytest.raises(DockerUnavailableError, match="the docker program is not installed"):
         CodingEnv.from_docker_image("viewfinder-server:latest")
 
 
