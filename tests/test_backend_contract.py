@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,9 +22,8 @@ from viewfinder.core import (
     RegionError,
     Screenshot,
     get_backend,
-    hookimpl,
 )
-from viewfinder.core.testing import Canvas, CanvasPlugin
+from viewfinder.core.testing import Canvas, CanvasPlugin, ScreenshotLog
 from viewfinder.xvfb import Display
 
 WIDTH, HEIGHT = 640, 480
@@ -144,17 +143,6 @@ def harness(
         yield Harness("cdp", backend, paint_page)
 
 
-class Collector:
-    def __init__(self) -> None:
-        self.contexts: list[Mapping[str, Any]] = []
-
-    @hookimpl
-    def viewfinder_screenshot_captured(
-        self, screenshot: Screenshot, context: Mapping[str, Any]
-    ) -> None:
-        self.contexts.append(context)
-
-
 def test_full_capture_shows_the_block_where_it_was_drawn(harness: Harness) -> None:
     harness.paint(BLOCK, BLUE)
     shot = harness.backend.capture()
@@ -199,10 +187,9 @@ def test_region_outside_the_screen_is_rejected(harness: Harness) -> None:
 
 
 def test_each_capture_reaches_observers_once_with_the_backend_name(
-    harness: Harness, viewfinder_plugin: Callable[..., str]
+    harness: Harness, captured_screenshots: ScreenshotLog
 ) -> None:
-    collector = Collector()
-    viewfinder_plugin(collector, name="contract-collector")
+    collector = captured_screenshots
     harness.backend.capture(context={"step": 1})
     assert len(collector.contexts) == 1
     assert collector.contexts[0]["step"] == 1

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from viewfinder.browser import BrowserSession, SnippetSessionClosedError
-from viewfinder.core import Screenshot, hookimpl
+from viewfinder.core import Screenshot
+from viewfinder.core.testing import ScreenshotLog
 
 WAIT = "await asyncio.to_thread(state[{name!r}].wait, 30)"
 
@@ -108,18 +109,9 @@ await asyncio.wait_for(done, 20)
 
 
 def test_every_collected_screenshot_passes_the_captured_hook_once(
-    session: BrowserSession, viewfinder_plugin: Callable[..., str]
+    session: BrowserSession, captured_screenshots: ScreenshotLog
 ) -> None:
-    seen: list[tuple[Screenshot, dict[str, Any]]] = []
-
-    class Observer:
-        @hookimpl
-        def viewfinder_screenshot_captured(
-            self, screenshot: Screenshot, context: Mapping[str, Any]
-        ) -> None:
-            seen.append((screenshot, dict(context)))
-
-    viewfinder_plugin(Observer(), name="browser-test-observer")
+    seen = captured_screenshots.seen
     result = session.execute("""
 await page.screenshot()
 await session.call("Page.captureScreenshot", {"format": "jpeg"})

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 import pytest
 from PIL import Image
 
 from viewfinder.codeenv import CodeAction, CodeEnvironment
-from viewfinder.core import Screenshot, hookimpl
+from viewfinder.core.testing import ScreenshotLog
 
 BLUE, RED, GREEN, WHITE = (0, 0, 255), (255, 0, 0), (0, 192, 0), (255, 255, 255)
 INSIDE_BLUE, INSIDE_RED, INSIDE_GREEN = (100, 70), (280, 70), (190, 170)
@@ -83,18 +82,9 @@ def test_region_and_window_captures(
 
 
 def test_captures_are_published_once_each_with_session_and_step(
-    env: CodeEnvironment, viewfinder_plugin: Callable[..., str]
+    env: CodeEnvironment, captured_screenshots: ScreenshotLog
 ) -> None:
-    seen: list[tuple[Screenshot, dict[str, Any]]] = []
-
-    class Observer:
-        @hookimpl
-        def viewfinder_screenshot_captured(
-            self, screenshot: Screenshot, context: Mapping[str, Any]
-        ) -> None:
-            seen.append((screenshot, dict(context)))
-
-    viewfinder_plugin(Observer(), name="codeenv-test-observer")
+    seen = captured_screenshots.seen
     env.step(CodeAction(code="x = 1"))
     obs = env.step(
         CodeAction(code="import tkinter\ntkinter.Tk()\ncapture_screenshot()\ncapture_screenshot()")

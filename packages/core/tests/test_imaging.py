@@ -46,3 +46,10 @@ def test_png_levels_trade_size_for_time() -> None:
     image = Image.effect_noise((64, 64), 40).convert("RGB")
     sizes = [len(imaging.encode_png(image, level)) for level in (1, 12)]
     assert sizes[1] <= sizes[0]
+
+
+def test_image_size_reads_the_header_only() -> None:
+    data = imaging.encode(Image.new("RGB", (31, 17), "red"), "webp")
+    assert imaging.image_size(data) == (31, 17)
+    with pytest.raises(ScreenshotDecodeError, match="header could not be read"):
+        imaging.image_size(b"not an image")

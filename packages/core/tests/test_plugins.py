@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -19,7 +19,7 @@ from viewfinder.core import (
     UnknownBackendError,
     hookimpl,
 )
-from viewfinder.core.testing import Canvas, CanvasBackend
+from viewfinder.core.testing import Canvas, CanvasBackend, ScreenshotLog
 
 Register = Callable[..., str]
 
@@ -33,17 +33,6 @@ def fresh_manager(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     finally:
         monkeypatch.undo()
         core.reset_plugin_manager()
-
-
-class Collector:
-    def __init__(self) -> None:
-        self.seen: list[tuple[Screenshot, Mapping[str, Any]]] = []
-
-    @hookimpl
-    def viewfinder_screenshot_captured(
-        self, screenshot: Screenshot, context: Mapping[str, Any]
-    ) -> None:
-        self.seen.append((screenshot, context))
 
 
 class Exploding:
@@ -91,7 +80,7 @@ def test_hookimpl_with_a_wrong_argument_name_is_rejected(viewfinder_plugin: Regi
 
 
 def test_fixture_unregisters_after_the_test(viewfinder_plugin: Register) -> None:
-    name = viewfinder_plugin(Collector(), name="temporary-collector")
+    name = viewfinder_plugin(ScreenshotLog(), name="temporary-collector")
     assert core.get_plugin_manager().get_plugin(name) is not None
 
 
@@ -102,7 +91,7 @@ def test_fixture_left_nothing_behind() -> None:
 def test_every_capture_passes_the_hook_once(
     canvas_backend: Canvas, viewfinder_plugin: Register
 ) -> None:
-    collector = Collector()
+    collector = ScreenshotLog()
     viewfinder_plugin(collector, name="collector")
     shot = core.capture("canvas", context={"session_id": "s1", "step": 2})
     assert len(collector.seen) == 1
@@ -114,7 +103,7 @@ def test_every_capture_passes_the_hook_once(
 async def test_async_capture_passes_the_hook_once(
     canvas_backend: Canvas, viewfinder_plugin: Register
 ) -> None:
-    collector = Collector()
+    collector = ScreenshotLog()
     viewfinder_plugin(collector, name="collector")
     await core.acapture("canvas")
     assert [ctx["backend"] for _, ctx in collector.seen] == ["canvas"]
@@ -123,7 +112,7 @@ async def test_async_capture_passes_the_hook_once(
 def test_an_observer_that_raises_never_breaks_the_capture(
     canvas_backend: Canvas, viewfinder_plugin: Register, caplog: pytest.LogCaptureFixture
 ) -> None:
-    collector = Collector()
+    collector = ScreenshotLog()
     viewfinder_plugin(Exploding(), name="exploding")
     viewfinder_plugin(collector, name="collector")
     with caplog.at_level(logging.ERROR):

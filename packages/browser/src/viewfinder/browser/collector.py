@@ -12,16 +12,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import io
 import logging
 from collections.abc import Mapping
 from typing import Any
 
-from PIL import Image
-
 from viewfinder.browser.view import CAPTURE_METHOD
 from viewfinder.core import Region, Screenshot, publish_screenshot
-from viewfinder.core.imaging import normalize_format, sniff_format
+from viewfinder.core.imaging import image_size, normalize_format, sniff_format
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +44,7 @@ def screenshot_from_result(params: Mapping[str, Any], result: Mapping[str, Any])
 def screenshot_from_bytes(data: bytes, params: Mapping[str, Any]) -> Screenshot:
     """The Screenshot of decoded capture bytes; see :func:`screenshot_from_result`."""
     fmt = sniff_format(data) or normalize_format(str(params.get("format", "png")))
-    with Image.open(io.BytesIO(data)) as image:
-        width, height = image.size
+    width, height = image_size(data)
     return Screenshot(
         data=data,
         format=fmt,

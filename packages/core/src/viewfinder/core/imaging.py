@@ -133,3 +133,14 @@ def decode(data: bytes) -> Image.Image:
             f"image data could not be decoded ({exc}); expected PNG, JPEG or WebP bytes"
         ) from exc
     return image
+
+
+def image_size(data: bytes) -> tuple[int, int]:
+    """Width and height of encoded image bytes, read from the header alone (no decoding)."""
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            return image.size
+    except Exception as exc:  # PIL raises several unrelated types for bad data
+        raise ScreenshotDecodeError(
+            f"image header could not be read ({exc}); expected PNG, JPEG or WebP bytes"
+        ) from exc

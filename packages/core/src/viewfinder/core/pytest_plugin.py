@@ -12,6 +12,10 @@
     :func:`~viewfinder.core.testing.wait_until`, for test modules that take helpers as
     fixtures: ``wait_until(lambda: window_is_mapped(), "the window")``.
 
+``captured_screenshots``
+    A :class:`~viewfinder.core.testing.ScreenshotLog` registered for one test: every
+    ``viewfinder_screenshot_captured`` call lands in its ``seen`` list.
+
 ``canvas_backend``
     Registers :class:`~viewfinder.core.testing.CanvasBackend` under the name ``canvas``
     for one test and returns its :class:`~viewfinder.core.testing.Canvas`.
@@ -24,7 +28,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from viewfinder.core.plugins import register_plugin, unregister_plugin
-from viewfinder.core.testing import Canvas, CanvasPlugin, wait_until
+from viewfinder.core.testing import Canvas, CanvasPlugin, ScreenshotLog, wait_until
 
 
 @pytest.fixture
@@ -56,3 +60,11 @@ def canvas_backend(viewfinder_plugin: Callable[..., str]) -> Canvas:
 def wait_until_fixture() -> Callable[..., object]:
     """:func:`viewfinder.core.testing.wait_until`: poll a predicate with a deadline."""
     return wait_until
+
+
+@pytest.fixture
+def captured_screenshots(viewfinder_plugin: Callable[..., str]) -> ScreenshotLog:
+    """Every screenshot the observers see during the test, with its context."""
+    log = ScreenshotLog()
+    viewfinder_plugin(log, name="viewfinder-test-screenshot-log")
+    return log

@@ -3,14 +3,15 @@
 :class:`CanvasBackend` is an in-process backend that "captures" a PIL image you draw on,
 so logic around capture can be tested without a display. :func:`wait_until` waits for
 asynchronous state with a deadline; :func:`child_processes` finds processes a test
-left running. The pytest fixtures live in :mod:`viewfinder.core.pytest_plugin`.
+left running; :class:`ScreenshotLog` keeps every capture the observers saw. The
+pytest fixtures live in :mod:`viewfinder.core.pytest_plugin`.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,31 @@ class CanvasBackend(CaptureBackend):
 
     def act(self, event: Event) -> None:
         self.canvas.events.append(event)
+
+
+class ScreenshotLog:
+    """A plugin that keeps every ``viewfinder_screenshot_captured`` call, in order.
+
+    ``seen`` holds ``(screenshot, context)`` pairs (the context copied into a dict), so a
+    test can check that each capture reached the observers once and with what context.
+    """
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[Screenshot, dict[str, Any]]] = []
+
+    @hookimpl
+    def viewfinder_screenshot_captured(
+        self, screenshot: Screenshot, context: Mapping[str, Any]
+    ) -> None:
+        self.seen.append((screenshot, dict(context)))
+
+    @property
+    def screenshots(self) -> list[Screenshot]:
+        return [screenshot for screenshot, _ in self.seen]
+
+    @property
+    def contexts(self) -> list[dict[str, Any]]:
+        return [context for _, context in self.seen]
 
 
 class CanvasPlugin:

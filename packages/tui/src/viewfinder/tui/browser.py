@@ -5,12 +5,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import io
 import logging
 from collections.abc import Callable
 from typing import Any
-
-from PIL import Image
 
 from viewfinder.cdp import (
     CDPConnection,
@@ -22,7 +19,7 @@ from viewfinder.cdp import (
 from viewfinder.cdp.connection import DEFAULT_CALL_TIMEOUT
 from viewfinder.cdp.screenshot import capture_screenshot
 from viewfinder.core import CaptureBackend, CaptureNotSupportedError, Region, Screenshot
-from viewfinder.core.imaging import DEFAULT_QUALITY, ImageFormat
+from viewfinder.core.imaging import DEFAULT_QUALITY, ImageFormat, image_size
 
 log = logging.getLogger(__name__)
 
@@ -58,8 +55,7 @@ class BrowserPageBackend(CaptureBackend):
             params["clip"] = {**region.model_dump(), "scale": 1}
         result = await self._screenshot(params)
         data = base64.b64decode(result["data"])
-        with Image.open(io.BytesIO(data)) as image:  # reads the header only
-            width, height = image.size
+        width, height = image_size(data)
         return Screenshot(
             data=data, format=format, width=width, height=height, source=self.name, region=region
         )

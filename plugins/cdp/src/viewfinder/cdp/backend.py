@@ -5,12 +5,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import io
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
-
-from PIL import Image
 
 from viewfinder.cdp.connection import DEFAULT_CALL_TIMEOUT, CDPConnection
 from viewfinder.cdp.endpoint import CDP_URL_ENV, connect, resolve_cdp_url
@@ -28,7 +25,7 @@ from viewfinder.core import (
     Region,
     Screenshot,
 )
-from viewfinder.core.imaging import DEFAULT_QUALITY, ImageFormat
+from viewfinder.core.imaging import DEFAULT_QUALITY, ImageFormat, image_size
 
 T = TypeVar("T")
 
@@ -199,9 +196,7 @@ class CdpBackend(CaptureBackend):
             params["clip"] = _clip(region, offset)
         result = await capture_screenshot(session, params, timeout=self.timeout)
         data = base64.b64decode(result["data"])
-        # Only the header is read for the size; the image is not decoded.
-        with Image.open(io.BytesIO(data)) as image:
-            width, height = image.size
+        width, height = image_size(data)
         return Screenshot(
             data=data,
             format=format,
