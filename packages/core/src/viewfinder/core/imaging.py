@@ -4,30 +4,50 @@ Backends hand raw pixels (usually BGRX rows straight from a framebuffer) to
 :func:`encode_raw`, which builds one PIL image without extra copies and encodes it.
 
 PNG is written here rather than by Pillow, with settings chosen by measurement (see
-docs/benchmarks.md, "PNG settings"): every row unfiltered, deflated by libdeflate at
-level :data:`PNG_COMPRESS_LEVEL`. On screen content (flat fills, text, sharp edges)
-unfiltered rows compress better than Pillow's adaptive row filters, which also cost
-about as much time as the compression; and libdeflate reaches zlib's ratio in well
-under half of zlib's time. JPEG and WebP go through Pillow.
+docs/benchmarks.md, "PNG settings", and decision 10 in docs/decisions.md): every row
+unfiltered, deflated by libdeflate at level :data:`PNG_COMPRESS_LEVEL`. On screen
+content (flat fills, text, sharp edges) unfiltered rows compress better than Pillow's
+adaptive row filters, which also cost about as much time as the compression.
+
+Deflate is most of the time, so a large frame is cut into parts that libdeflate
+deflates on several threads at once (it releases the GIL). Every part but the last is
+then made continuable (:mod:`viewfinder.core._deflate_parts`: its final bit cleared, a
+byte-aligned empty block after it), so the parts join into one zlib stream, whatever
+the decoder. Those parts are a little smaller, since finding their last block costs an
+inflate pass, so all threads finish together. Each part starts without the previous
+part's history, which costs well under 0.1% in size. JPEG and WebP go through Pillow.
 """
 
 from __future__ import annotations
 
+import functools
 import io
+import itertools
+import os
 import struct
-import zlib
+import threading
+from collections.abc import Callable
 from typing import Literal
 
 import deflate
 from PIL import Image
 
+from viewfinder.core import _deflate_parts
 from viewfinder.core.errors import ScreenshotDecodeError
 
 ImageFormat = Literal["png", "jpeg", "webp"]
 FORMATS: tuple[ImageFormat, ...] = ("png", "jpeg", "webp")
 
 #: libdeflate level for PNG output (1-12); see the module docstring and docs/benchmarks.md.
-PNG_COMPRESS_LEVEL = 6
+PNG_COMPRESS_LEVEL = 7
+#: Rows smaller than this are deflated on the calling thread alone.
+PNG_PARALLEL_MIN_BYTES = 512 * 1024
+#: At most this many threads deflate one image.
+PNG_MAX_THREADS = 4
+# A part that another follows costs deflate plus an inflate pass to find its last block:
+# about 1.3 times the deflate alone on screen rows, so it gets 1 / 1.3 of the bytes of
+# the last part and the threads finish together (benchmarks/capture.py measures).
+_CONTINUED_RELATIVE_SPEED = 0.77
 #: Quality for lossy formats when the caller gives none.
 DEFAULT_QUALITY = 85
 
@@ -71,31 +91,112 @@ def encode(image: Image.Image, fmt: str = "png", quality: int | None = None) -> 
 # PNG colour types by PIL mode: (colour type, bytes per pixel)
 _PNG_MODES = {"L": (0, 1), "RGB": (2, 3), "RGBA": (6, 4)}
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_ZLIB_HEADER = b"\x78\x9c"  # deflate, 32 KiB window, default level
 
 
-def _png_chunk(kind: bytes, body: bytes | bytearray) -> bytes:
-    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+def _png_chunk(kind: bytes, body: bytes | bytearray) -> list[bytes | bytearray]:
+    """A PNG chunk's pieces (length, type, body, CRC), to be joined without copying body twice."""
+    crc = deflate.crc32(body, deflate.crc32(kind))
+    return [struct.pack(">I", len(body)) + kind, body, struct.pack(">I", crc)]
 
 
-def encode_png(image: Image.Image, level: int = PNG_COMPRESS_LEVEL) -> bytes:
-    """Encode an image as an 8-bit PNG with unfiltered rows, deflated by libdeflate."""
+def encode_png(
+    image: Image.Image, level: int = PNG_COMPRESS_LEVEL, threads: int | None = None
+) -> bytes:
+    """Encode an image as an 8-bit PNG with unfiltered rows.
+
+    ``level`` is libdeflate's (1-12). ``threads`` caps how many threads deflate the
+    rows (default: the CPUs this process may use, at most :data:`PNG_MAX_THREADS`);
+    images under :data:`PNG_PARALLEL_MIN_BYTES` of rows always use one.
+    """
+    threads = png_threads() if threads is None else threads
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, not {threads}")
     if image.mode not in _PNG_MODES:
         image = image.convert("RGBA" if "A" in image.getbands() else "RGB")
     colour_type, depth = _PNG_MODES[image.mode]
     width, height = image.size
-    pixels = image.tobytes()
-    stride = width * depth
-    # filter type 0 (None) before every row
-    rows = b"\0" + b"\0".join(pixels[at : at + stride] for at in range(0, stride * height, stride))
+    # Pillow's raw encoder zero-pads each row to the stride it is given: with one spare
+    # byte that is "row 0, 0, row 1, 0, ...", so the unfiltered rows (filter type 0
+    # before every row) are that shifted by one byte, with no join.
+    padded = memoryview(image.tobytes("raw", image.mode, width * depth + 1))
     header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
     return b"".join(
-        (
+        [
             _PNG_SIGNATURE,
-            _png_chunk(b"IHDR", header),
-            _png_chunk(b"IDAT", deflate.zlib_compress(rows, level)),
-            _png_chunk(b"IEND", b""),
-        )
+            *_png_chunk(b"IHDR", header),
+            *_png_chunk(b"IDAT", _zlib_stream(padded, level, threads)),
+            *_png_chunk(b"IEND", b""),
+        ]
     )
+
+
+def png_threads() -> int:
+    """How many threads :func:`encode_png` deflates a large image on by default.
+
+    The CPUs this process may run on, at most :data:`PNG_MAX_THREADS`.
+    """
+    try:
+        available = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        available = os.cpu_count() or 1
+    return max(1, min(available, PNG_MAX_THREADS))
+
+
+def _zlib_stream(padded: memoryview, level: int, threads: int) -> bytes | bytearray:
+    """One zlib stream of ``b"\\0" + padded[:-1]`` (the PNG rows), deflated on ``threads``."""
+    rows = padded[:-1]
+    length = len(rows) + 1
+    if threads == 1 or length < PNG_PARALLEL_MIN_BYTES or not _deflate_parts.available():
+        return deflate.zlib_compress(b"\0" + rows, level)
+    # Part boundaries in the stream; every part but the last also pays an inflate pass.
+    share = _CONTINUED_RELATIVE_SPEED / (1 + (threads - 1) * _CONTINUED_RELATIVE_SPEED)
+    bounds = [round(length * share * part) for part in range(threads)] + [length]
+
+    def piece(start: int, end: int) -> bytes | memoryview:
+        # the stream's byte i is b"\0" for i == 0, else rows[i - 1]
+        return b"\0" + rows[: end - 1] if start == 0 else rows[start - 1 : end - 1]
+
+    def continued_part(start: int, end: int) -> bytearray:
+        return _deflate_parts.make_continuable(deflate.deflate_compress(piece(start, end), level))
+
+    waits = [
+        _in_background(functools.partial(continued_part, start, end))
+        for start, end in itertools.pairwise(bounds[:-1])
+    ]
+    last = deflate.deflate_compress(piece(bounds[-2], length), level)
+    trailer = struct.pack(">I", deflate.adler32(rows, deflate.adler32(b"\0")))
+    return b"".join([_ZLIB_HEADER, *(wait() for wait in waits), last, trailer])
+
+
+def _in_background(job: Callable[[], bytearray]) -> Callable[[], bytearray]:
+    """Start ``job`` on a thread of its own; return a function that waits for its result.
+
+    When no thread can be started (a process at its thread limit, as in the code env's
+    sandbox), the job runs on the caller's thread when its result is asked for.
+    """
+    outcome: list[bytearray] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(job())
+        except BaseException as exc:  # handed to the waiting thread
+            failure.append(exc)
+
+    thread = threading.Thread(target=run, name="viewfinder-png", daemon=True)
+    try:
+        thread.start()
+    except RuntimeError:
+        return job
+
+    def wait() -> bytearray:
+        thread.join()
+        if failure:
+            raise failure[0]
+        return outcome[0]
+
+    return wait
 
 
 def image_from_raw(
