@@ -19,7 +19,6 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
-import zlib
 
 _Z_OK = 0
 _Z_BLOCK = 5
@@ -52,16 +51,31 @@ class _ZStream(ctypes.Structure):
     ]
 
 
+# The zlib library's names on Linux, macOS and Windows; ctypes.util.find_library is the
+# last resort, since on Linux it runs ldconfig (a child process) to search.
+_LIBZ_NAMES = ("libz.so.1", "libz.dylib", "zlib1.dll")
+
+
 @functools.cache
 def _libz() -> ctypes.CDLL | None:
-    name = ctypes.util.find_library("z")
-    if name is None:
-        return None
-    try:
-        library = ctypes.CDLL(name)
-    except OSError:
+    library = None
+    for name in _LIBZ_NAMES:
+        try:
+            library = ctypes.CDLL(name)
+            break
+        except OSError:
+            continue
+    else:
+        found = ctypes.util.find_library("z")
+        try:
+            library = ctypes.CDLL(found) if found else None
+        except OSError:
+            library = None
+    if library is None:
         return None
     stream = ctypes.POINTER(_ZStream)
+    library.zlibVersion.restype = ctypes.c_char_p
+    library.zlibVersion.argtypes = []
     library.inflateInit2_.argtypes = [stream, ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
     library.inflate.argtypes = [stream, ctypes.c_int]
     library.inflateEnd.argtypes = [stream]
@@ -103,9 +117,7 @@ def _last_block_bounds(stream: bytearray) -> tuple[int, int]:
     if not stream:
         raise ValueError("an empty buffer is not a deflate stream")
     z = _ZStream()
-    status = libz.inflateInit2_(
-        ctypes.byref(z), -15, zlib.ZLIB_RUNTIME_VERSION.encode(), ctypes.sizeof(_ZStream)
-    )
+    status = libz.inflateInit2_(ctypes.byref(z), -15, libz.zlibVersion(), ctypes.sizeof(_ZStream))
     if status != _Z_OK:
         raise RuntimeError(f"zlib's inflateInit2_ failed with status {status}")
     source = (ctypes.c_char * len(stream)).from_buffer(stream)
