@@ -1,9 +1,12 @@
 from __future__ import annotations
 
 import random
+import shutil
 import struct
+import subprocess
 import threading
 import zlib
+from pathlib import Path
 
 import deflate
 import pytest
@@ -98,6 +101,19 @@ def test_png_deflated_in_parts_round_trips_exactly(threads: int, level: int) -> 
     assert imaging.decode(data).tobytes() == image.tobytes()
     # it really was cut into parts: one thread writes other bytes for the same pixels
     assert data != imaging.encode_png(image, level, threads=1)
+
+
+def test_png_in_parts_reads_back_exactly_in_libpng(tmp_path: Path) -> None:
+    """Another decoder than zlib's and Pillow's: ImageMagick's, through libpng."""
+    image = screen_like(900, 500)
+    path = tmp_path / "parts.png"
+    path.write_bytes(imaging.encode_png(image, threads=3))
+    magick = shutil.which("convert")
+    assert magick, "ImageMagick is missing; `make setup` installs it"
+    decoded = subprocess.run(
+        [magick, str(path), "-depth", "8", "rgb:-"], capture_output=True, check=True
+    ).stdout
+    assert decoded == image.tobytes()
 
 
 def test_png_in_parts_is_about_the_size_of_one_stream() -> None:
