@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import shutil
+import sys
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,3 +37,60 @@ def no_display_or_browser_outlives_the_tests() -> Iterator[None]:
             )
         finally:
             os.environ.pop(RUN_MARKER, None)
+
+
+# -- every program the run starts comes from a package `make setup` installs ------------
+
+_started_programs: set[str] = set()
+_SHELLS = {"sh", "bash", "dash"}
+
+
+def _record_program(event: str, args: tuple[object, ...]) -> None:
+    if event not in ("subprocess.Popen", "os.exec", "os.posix_spawn"):
+        return
+    executable, argv = args[0], args[1]
+    try:
+        words = [os.fsdecode(word) for word in argv] if isinstance(argv, list | tuple) else []
+        if isinstance(argv, str | bytes):
+            words = [os.fsdecode(argv)]
+        program = os.fsdecode(executable) if executable else (words[0] if words else "")
+        if not program:
+            return
+        _started_programs.add(program)
+        # `sh -c "prog ..."`: the program the shell runs counts too
+        if os.path.basename(program) in _SHELLS and len(words) > 2 and words[1] == "-c":
+            first = words[2].split()
+            if first and "=" not in first[0]:
+                _started_programs.add(first[0])
+    except Exception:  # an audit hook must never break the call it watches
+        pass
+
+
+sys.addaudithook(_record_program)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run when it started a program that a fresh machine would not have."""
+    if not _started_programs or not shutil.which("dpkg-query"):
+        return
+    checker = _load_script("system_packages")
+    gaps = checker.gaps(_started_programs)
+    if gaps:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        lines = "\n  ".join(str(gap) for gap in gaps)
+        message = f"programs the tests started that `make setup` does not install:\n  {lines}"
+        if reporter is not None:
+            reporter.write_line(message, red=True)
+        else:  # pragma: no cover - without the terminal reporter
+            print(message, file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _load_script(name: str) -> Any:
+    path = Path(__file__).parent / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"viewfinder_scripts_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module

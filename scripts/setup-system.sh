@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Install what viewfinder needs from the system, only what is missing:
-# Debian packages (Xvfb, xdotool, Chromium, fonts, ImageMagick, scrot, Tk) and uv.
+# Debian packages and uv. `packages` is the one list of what the tests, the demo and the
+# benchmarks run; the test run checks every program it starts against it
+# (scripts/system_packages.py).
 set -euo pipefail
 
-packages=(xvfb xdotool x11-utils chromium fonts-dejavu-core fonts-liberation imagemagick scrot libtk8.6)
+packages=(xvfb xdotool x11-utils x11-xserver-utils chromium fonts-dejavu-core fonts-liberation imagemagick scrot libtk8.6)
 
 missing=()
 for pkg in "${packages[@]}"; do

@@ -108,10 +108,13 @@ def test_png_in_parts_reads_back_exactly_in_libpng(tmp_path: Path) -> None:
     image = screen_like(900, 500)
     path = tmp_path / "parts.png"
     path.write_bytes(imaging.encode_png(image, threads=3))
-    magick = shutil.which("convert")
-    assert magick, "ImageMagick is missing; `make setup` installs it"
+    # ImageMagick's `stream` writes the decoded pixels as raw RGB bytes
+    stream = shutil.which("stream")
+    assert stream, "ImageMagick is missing; `make setup` installs it"
     decoded = subprocess.run(
-        [magick, str(path), "-depth", "8", "rgb:-"], capture_output=True, check=True
+        [stream, "-map", "rgb", "-storage-type", "char", str(path), "-"],
+        capture_output=True,
+        check=True,
     ).stdout
     assert decoded == image.tobytes()
 
