@@ -96,6 +96,13 @@ class ColourWindow:
     def is_viewable(self) -> bool:
         return bool(self.window.get_attributes().map_state == X.IsViewable)
 
+    def fill(self, rgb: tuple[int, int, int]) -> None:
+        """Repaint the whole window in ``rgb``."""
+        red, green, blue = rgb
+        self.window.change_attributes(background_pixel=(red << 16) | (green << 8) | blue)
+        self.window.clear_area()
+        self.conn.sync()
+
     def close(self) -> None:
         self.conn.close()
 

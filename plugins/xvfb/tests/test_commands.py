@@ -44,9 +44,10 @@ def test_start_list_stop_one_display(state_dir) -> None:
     table = runner.invoke(app, ["display", "list"]).output
     assert name in table and "yes" in table and "320x200" in table
 
-    # another process would find the framebuffer through the record
+    # another process finds the display through the record, and knows its server
     with XvfbBackend(name) as backend:
-        assert backend.uses_framebuffer
+        assert backend.grab_path == "shm"
+        assert backend._pid == record.pid
         assert backend.capture().size == (320, 200)
 
     stopped = runner.invoke(app, ["display", "stop", name])

@@ -224,6 +224,53 @@ def encode_raw(
     return encode(image_from_raw(buffer, width, height, raw_mode, stride), fmt, quality)
 
 
+class StillFrames:
+    """Encodes successive frames of one screen, skipping the encoder when nothing changed.
+
+    A frame whose raw pixels equal those of the previous frame of the same ``key``
+    (region), format and quality gets the previous frame's encoded bytes back: one
+    ``memcmp`` instead of a deflate. Keeps the last frame of at most ``max_keys`` keys.
+    Safe to use from several threads.
+    """
+
+    def __init__(self, max_keys: int = 4) -> None:
+        self.max_keys = max_keys
+        self._frames: dict[object, tuple[bytes | bytearray, bytes]] = {}
+        self._lock = threading.Lock()
+        #: How many frames were handed back without encoding.
+        self.reused = 0
+
+    def encode_raw(
+        self,
+        pixels: bytes | bytearray,
+        width: int,
+        height: int,
+        fmt: str = "png",
+        quality: int | None = None,
+        key: object = None,
+    ) -> tuple[bytes, bool]:
+        """``(encoded bytes, reused)`` for BGRX ``pixels``; keeps a reference to ``pixels``."""
+        slot = (key, width, height, normalize_format(fmt), quality)
+        with self._lock:
+            previous = self._frames.get(slot)
+        if previous is not None and previous[0] == pixels:
+            with self._lock:
+                self.reused += 1
+            return previous[1], True
+        data = encode_raw(pixels, width, height, fmt, quality=quality)
+        with self._lock:
+            self._frames.pop(slot, None)
+            self._frames[slot] = (pixels, data)
+            while len(self._frames) > self.max_keys:  # the oldest key goes first
+                del self._frames[next(iter(self._frames))]
+        return data, False
+
+    def clear(self) -> None:
+        """Forget every kept frame."""
+        with self._lock:
+            self._frames.clear()
+
+
 def decode(data: bytes) -> Image.Image:
     """Open encoded image bytes, raising :class:`ScreenshotDecodeError` when they are not one."""
     try:

@@ -1,4 +1,4 @@
-"""The ``xvfb`` capture backend: frames from an X display's shared-memory framebuffer."""
+"""The ``xvfb`` capture backend: frames of any local X display through MIT-SHM."""
 
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ import contextlib
 import os
 import shutil
 import threading
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import Xlib.display
@@ -17,35 +16,36 @@ from viewfinder.core.backend import Availability, CaptureBackend
 from viewfinder.core.errors import BackendUnavailableError, DisplayGoneError
 from viewfinder.core.event import Event
 from viewfinder.core.geometry import Region
-from viewfinder.core.imaging import encode
+from viewfinder.core.imaging import StillFrames, encode_raw
 from viewfinder.core.screenshot import Screenshot
-from viewfinder.xvfb import getimage, registry, server, windows
+from viewfinder.xvfb import registry, server, windows
 from viewfinder.xvfb.connection import CONNECTION_ERRORS, ThreadConnections, gone_message
 from viewfinder.xvfb.display import Display, running_displays
-from viewfinder.xvfb.framebuffer import Framebuffer
+from viewfinder.xvfb.grab import PATH_NAMES, GrabPath, ScreenGrab
 from viewfinder.xvfb.input import XInput
 
 
 class XvfbBackend(CaptureBackend):
-    """Capture (and act on) an X display, reading Xvfb's framebuffer through shared memory.
+    """Capture (and act on) an X display: MIT-SHM grabs on any local display.
 
     ``display`` is a :class:`~viewfinder.xvfb.display.Display`, a display name such as
-    ``":99"``, or None for ``$DISPLAY``. Displays started by this process or by
-    ``viewfinder display start`` are read from their framebuffer file (an ``mmap``, no
-    X request per frame); any other X display is read with the X GetImage request.
-    ``framebuffer=False`` forces GetImage. Safe to use from several threads.
+    ``":99"``, or None for ``$DISPLAY``. Any X server works, whoever started it: the
+    server copies each frame into a shared-memory segment reused across captures
+    (``XShmGetImage``), or sends it in a GetImage reply where it refuses shared memory
+    (:attr:`grab_path` says which). A frame is always one state of the screen.
+
+    When the pixels of a region did not change since its last capture in the same
+    format, the previous encoded bytes come back without encoding again
+    (``still_frames=False`` encodes every frame). Safe to use from several threads.
     """
 
     name = "xvfb"
     priority = 100
     supports_act = True
 
-    def __init__(
-        self, display: Display | str | None = None, *, framebuffer: bool = True, **_: Any
-    ) -> None:
+    def __init__(self, display: Display | str | None = None, *, still_frames: bool = True) -> None:
         self._display: Display | None = None
         self._pid: int | None = None
-        self._fb_path: Path | None = None
         if isinstance(display, Display):
             self._display = display
             display_name = display.name
@@ -53,44 +53,52 @@ class XvfbBackend(CaptureBackend):
             display_name = display or os.environ.get("DISPLAY") or ""
             if not display_name:
                 raise BackendUnavailableError(self.name, _no_display_reason())
-            self._find_framebuffer(display_name)
+            self._find_owner(display_name)
         self.display_name = display_name
-        self.use_framebuffer = framebuffer
         self._connections = ThreadConnections(display_name)
         self._lock = threading.Lock()
-        self._framebuffer: Framebuffer | None = None
-        self._own_framebuffer = False
+        self._screen: ScreenGrab | None = None
+        self._still = StillFrames() if still_frames else None
         self._input: XInput | None = None
 
-    def _find_framebuffer(self, display_name: str) -> None:
-        # A Display of this process, or one from `viewfinder display start`: both have a
-        # framebuffer file we can map instead of asking X for pixels.
+    def _find_owner(self, display_name: str) -> None:
+        # A Display of this process, or one from `viewfinder display start`: we know its
+        # process, so a capture can tell a dead server from a slow one.
         for candidate in running_displays():
             if candidate.name == display_name:
                 self._display = candidate
                 return
         record = registry.find_display(display_name)
-        if record is not None and record.is_alive() and record.framebuffer_path.exists():
-            self._pid, self._fb_path = record.pid, record.framebuffer_path
+        if record is not None and record.is_alive():
+            self._pid = record.pid
 
     @classmethod
     def availability(cls, display: Display | str | None = None, **_: Any) -> Availability:
-        """Whether ``display`` (default ``$DISPLAY``) can be captured; the fix when not."""
+        """Whether ``display`` (default ``$DISPLAY``) can be captured, and how; the fix when not."""
         if isinstance(display, Display):
-            if display.is_alive():
-                return Availability.yes(display.name)
-            return Availability.no(f"{display!r} is not running; start() it first")
-        name = display or os.environ.get("DISPLAY")
-        if name:
-            return Availability.yes(f"DISPLAY={name}")
-        return Availability.no(_no_display_reason())
+            if not display.is_alive():
+                return Availability.no(f"{display!r} is not running; start() it first")
+            name = display.name
+        else:
+            name = display or os.environ.get("DISPLAY") or ""
+            if not name:
+                return Availability.no(_no_display_reason())
+        try:
+            with ScreenGrab(name) as screen:
+                screen.raw(Region(x=0, y=0, width=1, height=1))  # settles which path works
+                how = PATH_NAMES[screen.path]
+                if screen.fallback_reason:
+                    how += f": {screen.fallback_reason}"
+        except DisplayGoneError as exc:
+            return Availability.no(str(exc))
+        return Availability.yes(f"DISPLAY={name}, grab: {how}")
 
     # -- capture -----------------------------------------------------------------------
 
     @property
-    def uses_framebuffer(self) -> bool:
-        """True when frames come from the shared-memory framebuffer, not X GetImage."""
-        return self._get_framebuffer() is not None
+    def grab_path(self) -> GrabPath:
+        """``"shm"`` (shared memory) or ``"getimage"``: how frames are read from the server."""
+        return self._get_screen().path
 
     def _capture(
         self, *, region: Region | None, window: int | None, format: str, quality: int | None
@@ -100,38 +108,34 @@ class XvfbBackend(CaptureBackend):
         if window is not None:
             with self._x() as conn:
                 area = windows.visible_region(conn, window, self.display_name)
-        image = self._grab(area)
+        pixels, width, height = self._get_screen().raw(area)
         # The process may have died while we read: its last frame is not the screen.
         self._check_alive()
+        if self._still is not None:
+            data, _ = self._still.encode_raw(pixels, width, height, format, quality, key=area)
+        else:
+            data = encode_raw(pixels, width, height, format, quality=quality)
         return Screenshot(
-            data=encode(image, format, quality),
+            data=data,
             format=format,  # type: ignore[arg-type]  # normalised by capture()
-            width=image.width,
-            height=image.height,
+            width=width,
+            height=height,
             source=self.name,
             region=area,
         )
 
+    def _context(self, extra: Mapping[str, Any] | None) -> dict[str, Any]:
+        return {**super()._context(extra), "grab": self.grab_path}
+
     def grab(self, region: Region | None = None) -> Image.Image:
         """The screen (or ``region``) as a PIL image, without encoding it."""
         self._check_alive()
-        return self._grab(region)
-
-    def _grab(self, area: Region | None) -> Image.Image:
-        framebuffer = self._get_framebuffer()
-        if framebuffer is not None:
-            return framebuffer.image(area)
-        with self._x() as conn:
-            return getimage.grab(conn, area)
+        return self._get_screen().image(region)
 
     def screen_size(self) -> tuple[int, int]:
         """Width and height of the display's screen."""
         self._check_alive()
-        framebuffer = self._get_framebuffer()
-        if framebuffer is not None:
-            return (framebuffer.width, framebuffer.height)
-        with self._x() as conn:
-            return getimage.screen_size(conn)
+        return self._get_screen().size()
 
     # -- input -------------------------------------------------------------------------
 
@@ -156,9 +160,11 @@ class XvfbBackend(CaptureBackend):
         """Close this backend's X connections and maps (the display keeps running)."""
         self._connections.close()
         with self._lock:
-            if self._own_framebuffer and self._framebuffer is not None:
-                self._framebuffer.close()
-            self._framebuffer = None
+            if self._screen is not None:
+                self._screen.close()
+                self._screen = None
+            if self._still is not None:
+                self._still.clear()
             if self._input is not None:
                 self._input.close()
                 self._input = None
@@ -168,17 +174,11 @@ class XvfbBackend(CaptureBackend):
 
     # -- internals ------------------------------------------------------------------------
 
-    def _get_framebuffer(self) -> Framebuffer | None:
-        if not self.use_framebuffer:
-            return None
+    def _get_screen(self) -> ScreenGrab:
         with self._lock:
-            if self._framebuffer is None:
-                if self._display is not None:
-                    self._framebuffer = self._display.framebuffer()
-                elif self._fb_path is not None:
-                    self._framebuffer = Framebuffer(self._fb_path)
-                    self._own_framebuffer = True
-            return self._framebuffer
+            if self._screen is None:
+                self._screen = ScreenGrab(self.display_name)
+            return self._screen
 
     def _check_alive(self) -> None:
         display = self._display

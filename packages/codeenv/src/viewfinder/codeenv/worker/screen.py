@@ -1,9 +1,10 @@
 """``capture_screenshot()``: the function the executed code calls to see its own screen.
 
-It lets the toolkits draw (:func:`toolkits.pump`), reads the worker's display (from
-Xvfb's shared-memory framebuffer when the worker may read it, else with X GetImage),
-encodes a PNG, streams it to the parent at once (so a capture survives a step that
-later crashes or times out) and returns it as base64.
+It lets the toolkits draw (:func:`toolkits.pump`), reads the worker's display through
+the same grab as the ``xvfb`` backend (:class:`viewfinder.xvfb.grab.ScreenGrab`:
+MIT-SHM, one state of the screen per frame), encodes a PNG, streams it to the parent
+at once (so a capture survives a step that later crashes or times out) and returns it
+as base64.
 
 The ``viewfinder_screenshot_captured`` hook is not called here: the parent publishes
 each capture when it receives it, so observers run in the server (never inside the
@@ -46,8 +47,7 @@ class Screen:
         self.config = config
         self._send = send
         self._lock = threading.Lock()
-        self._framebuffer: Any = None
-        self._framebuffer_failed = False
+        self._screen: Any = None
         self._conn: Any = None
         self.step = 0
         self.count = 0
@@ -142,22 +142,12 @@ class Screen:
             pass  # alive, and owned by another user
 
     def _grab(self, area: Any) -> Any:
-        framebuffer = self._open_framebuffer()
-        if framebuffer is not None:
-            return framebuffer.image(area)
-        from viewfinder.xvfb.getimage import grab
+        if self._screen is None:
+            from viewfinder.xvfb.grab import ScreenGrab
 
-        return grab(self._x(), area)
-
-    def _open_framebuffer(self) -> Any:
-        if self._framebuffer is None and not self._framebuffer_failed and self.config.framebuffer:
-            from viewfinder.xvfb.framebuffer import Framebuffer
-
-            try:
-                self._framebuffer = Framebuffer(self.config.framebuffer)
-            except OSError:  # not readable by this user: X GetImage still works
-                self._framebuffer_failed = True
-        return self._framebuffer
+            assert self.config.display is not None
+            self._screen = ScreenGrab(self.config.display)
+        return self._screen.image(area)
 
     def _x(self) -> Any:
         if self._conn is None:
@@ -183,8 +173,10 @@ class Screen:
 
 def preload() -> None:
     """Import what a capture needs, so the first capture of a step does not pay for it."""
+    import mss.linux.xshmgetimage  # noqa: F401  # the grab's XCB bindings
+
     import viewfinder.core.imaging
-    import viewfinder.xvfb.framebuffer
+    import viewfinder.xvfb.grab
     import viewfinder.xvfb.windows  # noqa: F401
 
 
