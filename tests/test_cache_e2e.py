@@ -314,7 +314,7 @@ def test_threshold_sweep_shows_the_sensitivity(
     recorded: CacheFile,
 ) -> None:
     # The Bold button's step (1), checked without acting, on four versions of the form.
-    distances = {}
+    distances, passed = {}, {}
     for label, bold, colour in [
         ("unchanged", BOLD_AT, BLUE),
         ("red, as dark as the blue", BOLD_AT, RED),
@@ -325,10 +325,14 @@ def test_threshold_sweep_shows_the_sensitivity(
         checks = check_steps(backend, recorded)
         assert [check.index for check in checks] == [0, 1, 2, 3]
         distances[label] = checks[1].distance
+        passed[label] = checks[1].passed
+    # The hash is colour-blind (the red button hashes like the blue one); the colour check
+    # beside it is not: only the unchanged form passes.
     assert distances["unchanged"] <= 4 and distances["red, as dark as the blue"] <= 4, distances
     assert min(distances["moved"], distances["white"]) > 10, distances
-    # Replays of the white-button form: stopped at the button below its distance, past it
-    # from there on.
+    assert passed == {label: label == "unchanged" for label in passed}, passed
+    # Replays of the white-button form: stopped at the button whatever the threshold; below
+    # its distance by the hash, from there on by the colour check.
     changed = distances["white"]
     outcomes = {}
     for threshold in sorted({0, 4, 10, changed - 1, changed, 64}):
@@ -336,11 +340,10 @@ def test_threshold_sweep_shows_the_sensitivity(
         result = replay(backend, recorded, visual_validation_threshold=threshold)
         reached = app.settle(backend)
         outcomes[threshold] = (result.step_index, reached[:2])
-        if threshold < changed:
-            assert result.status is ReplayStatus.NEEDS_AGENT and result.step_index == 1, outcomes
-            assert reached == ["entry"], outcomes
-        else:
-            assert 1 in result.acted and reached[:2] == ["entry", "bold"], outcomes
+        assert result.status is ReplayStatus.NEEDS_AGENT and result.step_index == 1, outcomes
+        assert reached == ["entry"], outcomes
+        reason = f"> threshold {threshold}" if threshold < changed else "colours differ"
+        assert reason in result.message, outcomes
 
 
 def test_parameter_replay_types_the_substituted_text(

@@ -192,7 +192,9 @@ def test_the_cli_builds_checks_and_replays_on_a_display(
     assert replayed.output.startswith("COMPLETED")
     buttons.move("right", 20, 400)
     wait_for_colour(backend, (22, 402), BUTTONS["right"][4])
-    moved = runner.invoke(app, ["cache", "check", str(out), "--display", display.name])
+    moved = runner.invoke(
+        app, ["cache", "check", str(out), "--display", display.name, "--start", "2"]
+    )
     assert moved.exit_code == 3 and "MISMATCH" in moved.output
     backend.act(Event(kind=EventKind.MOVE, position=Point(x=PARK[0], y=PARK[1])))
     stopped = runner.invoke(

@@ -119,11 +119,15 @@ def test_check_prints_distances_without_acting(
     assert result.exit_code == 0, result.output
     assert result.output.count(" ok ") == 3 and not canvas_backend.events
     canvas_backend.image = form(submit=MOVED)
-    moved = invoke("cache", "check", str(built), "--backend", "canvas", "--json")
-    assert moved.exit_code == 3
-    rows = json.loads(moved.output)
+    # step 0 still matches, so a replay would start: step 1 is judged after step 0 acted
+    later = invoke("cache", "check", str(built), "--backend", "canvas", "--json")
+    assert later.exit_code == 0, later.output
+    rows = json.loads(later.output)
     assert [row["passed"] for row in rows][:2] == [True, False]
+    assert [row["decides"] for row in rows] == [True, False, False]
     assert rows[1]["distance"] > rows[1]["threshold"] == 10
+    moved = invoke("cache", "check", str(built), "--backend", "canvas", "--start", "1")
+    assert moved.exit_code == 3 and "MISMATCH" in moved.output
     assert not canvas_backend.events
 
 
@@ -184,7 +188,9 @@ def test_replay_stops_for_an_agent_with_a_report(
         "64",
         "--no-save",
     )
-    assert lenient.exit_code == 0, lenient.output  # 64 bits: anything matches
+    # 64 bits: any hash matches, but the colour check still sees the button has gone
+    assert lenient.exit_code == 3, lenient.output
+    assert "colours differ" in lenient.output and "within threshold 64" in lenient.output
     skipped = invoke(
         "cache",
         "replay",

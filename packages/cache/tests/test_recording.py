@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from PIL import Image
 
-import viewfinder.recorder
 from viewfinder.cache import (
     RecordingSettings,
     SourceError,
@@ -50,7 +49,9 @@ def test_each_step_is_hashed_in_the_latest_frame_before_it(form: Form, history: 
     cache = build_from_messages(messages)
     hashes = [block.visual_representation for block in cache.trajectory]
     assert hashes[0] == region_hash(before, 100, 55)
-    assert hashes[1] == image_hash(before)  # text entry: the whole frame, before typing
+    # text entry: the field focused by the click before it, in the frame before typing
+    assert hashes[1] == region_hash(before, 100, 55)
+    assert cache.trajectory[1].visual_point == [100, 55]
     assert hashes[2] == region_hash(typed, 100, 120)  # the frame returned by the type step
 
 
@@ -110,7 +111,7 @@ def test_settings_are_written_once_in_the_metadata(form: Form, history: History)
     }
     assert data["metadata"]["goal"] == "Fill it"
     block = data["trajectory"][0]
-    assert set(block) == {"type", "id", "name", "input", "visual_representation"}
+    assert set(block) == {"type", "id", "name", "input", "visual_representation", "visual_colour"}
     assert len(block["visual_representation"]) == 64
     assert block["visual_representation"] == image_hash(
         frame, "ahash", 16, region_around(Point(x=100, y=55), 64, 640, 480)
@@ -176,7 +177,8 @@ def test_a_trajectory_becomes_computer_use_blocks() -> None:
     assert cache.trajectory[0].visual_representation == image_hash(
         first, "phash", 8, region_around(Point(x=80, y=120), 100, 320, 240)
     )
-    assert cache.trajectory[1].visual_representation == image_hash(first)
+    # the type step is checked in the field the click before it focused
+    assert cache.trajectory[1].visual_representation == cache.trajectory[0].visual_representation
 
 
 def test_build_cache_reads_message_histories_and_trajectories(
@@ -231,28 +233,6 @@ def test_a_bad_step_in_a_source_file_names_that_file(
 def test_a_folder_without_a_manifest_is_not_a_session(tmp_path: Path) -> None:
     with pytest.raises(SourceError, match=r"manifest\.jsonl"):
         build_cache(tmp_path)
-
-
-def test_a_session_folder_is_read_through_the_recorder(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: Form
-) -> None:
-    # Logic around load_session only; the real recorder is exercised end to end.
-    (tmp_path / "manifest.jsonl").write_text("")
-    trajectory = Trajectory()
-    trajectory.append(
-        Event(kind=EventKind.CLICK, position=Point(x=100, y=55)),
-        frame=Screenshot.from_image(form(), source="recorder"),
-    )
-    seen: list[Path] = []
-
-    def load_session(folder: Path) -> Trajectory:
-        seen.append(folder)
-        return trajectory
-
-    monkeypatch.setattr(viewfinder.recorder, "load_session", load_session, raising=False)
-    cache = build_cache(tmp_path)
-    assert seen == [tmp_path]
-    assert cache.trajectory[0].visual_representation == region_hash(form(), 100, 55)
 
 
 def test_parameterize_turns_recorded_text_into_placeholders(form: Form, history: History) -> None:

@@ -23,6 +23,20 @@ DEFAULT_HASHED_ACTIONS: frozenset[str] = frozenset(
         "type",
     }
 )
+#: Every computer-use action replay knows (what ``--hashed-actions`` may name).
+COMPUTER_ACTIONS: frozenset[str] = frozenset(
+    {
+        *DEFAULT_HASHED_ACTIONS,
+        "mouse_move",
+        "left_mouse_up",
+        "scroll",
+        "key",
+        "hold_key",
+        "wait",
+        "screenshot",
+        "cursor_position",
+    }
+)
 #: Actions that only look at the screen; they are left out of a recorded trajectory.
 OBSERVING_ACTIONS: frozenset[str] = frozenset({"screenshot", "cursor_position", "zoom"})
 

@@ -12,9 +12,16 @@ from viewfinder.cache.actions import action_point, describe, point_field
 from viewfinder.cache.errors import StepCoordinateError
 from viewfinder.cache.hashing import hamming_distance, hasher, region_around
 from viewfinder.cache.models import CacheFile, ToolUseBlock, VisualValidationSettings
+from viewfinder.cache.regions import (
+    COLOUR_TOLERANCE,
+    apply_masks,
+    colour_distance,
+    colour_signature,
+    masks_in,
+)
 from viewfinder.core.backend import CaptureBackend
 from viewfinder.core.errors import RegionError
-from viewfinder.core.geometry import Region
+from viewfinder.core.geometry import Point, Region
 
 #: Hamming distance accepted when neither the caller nor the file says (askui's default).
 DEFAULT_THRESHOLD = 10
@@ -31,11 +38,19 @@ class StepCheck:
     live_hash: str
     distance: int
     threshold: int
+    #: largest channel difference of the quarters' mean colours (None: no colour stored)
+    colour_distance: int | None = None
+    colour_tolerance: int = COLOUR_TOLERANCE
+
+    @property
+    def colour_passed(self) -> bool:
+        """True when the colours are close enough (or the file stored none)."""
+        return self.colour_distance is None or self.colour_distance <= self.colour_tolerance
 
     @property
     def passed(self) -> bool:
-        """True when the live region is close enough (distance within the threshold)."""
-        return self.distance <= self.threshold
+        """True when the live region is close enough: hash within the threshold, colours too."""
+        return self.distance <= self.threshold and self.colour_passed
 
 
 def effective_threshold(visual: VisualValidationSettings, override: int | None) -> int:
@@ -85,7 +100,7 @@ class VisualChecker:
         self, index: int, block: ToolUseBlock, screen_size: tuple[int, int]
     ) -> Region | None:
         """The region hashed for ``block`` on a screen of ``screen_size``; None: all of it."""
-        point = action_point(block.input)
+        point = check_point(block)
         width, height = screen_size
         try:
             return region_around(point, self.visual.region_size, width, height)
@@ -104,7 +119,14 @@ class VisualChecker:
         assert block.visual_representation is not None
         region = self.region_for(index, block, screen.size)
         live = screen.image(region, {"purpose": "cache-validation", "step": index})
+        whole = region or Region(x=0, y=0, width=live.width, height=live.height)
+        live = apply_masks(live, masks_in(whole, block_masks(block)))
         live_hash = self.hasher.hash_image(live)
+        colour = (
+            colour_distance(block.visual_colour, colour_signature(live))
+            if block.visual_colour
+            else None
+        )
         result = StepCheck(
             index=index,
             action=describe(block),
@@ -113,8 +135,25 @@ class VisualChecker:
             live_hash=live_hash,
             distance=hamming_distance(block.visual_representation, live_hash),
             threshold=self.threshold,
+            colour_distance=colour,
         )
         return result, live
+
+
+def check_point(block: ToolUseBlock) -> Point | None:
+    """The point a step's region is centred on: its action's, else its ``visual_point``."""
+    point = action_point(block.input)
+    if point is None and block.visual_point is not None and len(block.visual_point) == 2:
+        point = Point(x=int(block.visual_point[0]), y=int(block.visual_point[1]))
+    return point
+
+
+def block_masks(block: ToolUseBlock) -> list[Region]:
+    """The screen rectangles a step's check paints grey (``visual_mask``)."""
+    return [
+        Region(x=x, y=y, width=width, height=height)
+        for x, y, width, height in (block.visual_mask or [])
+    ]
 
 
 def check_steps(

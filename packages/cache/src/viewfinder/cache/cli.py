@@ -1,4 +1,4 @@
-"""``viewfinder cache build|show|check|replay``: cache files from the command line.
+"""``viewfinder cache build|show|check|replay|reset``: cache files from the command line.
 
 Exit status: 0 when all is well, 1 on bad input (printed as one line), 2 on a command
 line typer cannot parse, 3 when the screen does not match (``check``) or replay stopped
@@ -116,7 +116,6 @@ def build_command(
     as_json: JsonOutput = False,
 ) -> None:
     """Build a cache file, hashing the region around each click and text entry."""
-    from viewfinder.cache.parameters import parameterize
     from viewfinder.cache.recording import RecordingSettings, build_cache
     from viewfinder.cache.store import save_cache_file
 
@@ -134,10 +133,7 @@ def build_command(
         debug_thumbnails=debug_thumbnails,
         **{name: value for name, value in given.items() if value is not None},
     )
-    cache = build_cache(source, settings, goal=goal)
-    recorded = _pairs(parameter, "--parameter")
-    if recorded:
-        cache = parameterize(cache, recorded)
+    cache = build_cache(source, settings, goal=goal, parameters=_pairs(parameter, "--parameter"))
     path = save_cache_file(cache, output)
     hashed = sum(1 for block in cache.trajectory if block.visual_representation)
     if as_json:
@@ -223,15 +219,22 @@ def check_command(
     backend: Backend = None,
     option: BackendOptions = None,
     threshold: Threshold = None,
+    start: Annotated[int, typer.Option(min=0, help="The step replay would start from.")] = 0,
     as_json: JsonOutput = False,
 ) -> None:
-    """Compare every hashed step with the live screen, without acting; print the distances."""
+    """Compare hashed steps with the live screen, without acting; print the distances.
+
+    Only the first hashed step from --start can be expected to match the screen as it is
+    now (the later ones show the screen after earlier steps): it alone decides the exit
+    status; the later ones are listed for information.
+    """
     from viewfinder.cache.checks import check_steps
     from viewfinder.cache.store import read_cache_file
 
     cache = read_cache_file(file)
     with _backend(display, backend, option) as screen:
-        checks = check_steps(screen, cache, threshold, file)
+        checks = [c for c in check_steps(screen, cache, threshold, file) if c.index >= start]
+    now = checks[0].index if checks else None
     if as_json:
         typer.echo(
             json.dumps(
@@ -242,6 +245,7 @@ def check_command(
                         "distance": check.distance,
                         "threshold": check.threshold,
                         "passed": check.passed,
+                        "decides": check.index == now,
                         "stored_hash": check.stored_hash,
                         "live_hash": check.live_hash,
                     }
@@ -255,12 +259,13 @@ def check_command(
     else:
         typer.echo(f"{'step':>4}  {'distance':>8}  {'threshold':>9}  result    action")
         for check in checks:
-            result = "ok" if check.passed else "MISMATCH"
+            # a later step differing now is expected: earlier steps change the screen
+            result = "ok" if check.passed else ("MISMATCH" if check.index == now else "later")
             typer.echo(
                 f"{check.index:>4}  {check.distance:>8}  {check.threshold:>9}  {result:<8}  "
                 f"{check.action}"
             )
-    if any(not check.passed for check in checks):
+    if checks and not checks[0].passed:
         raise typer.Exit(EXIT_MISMATCH)
 
 
@@ -278,6 +283,12 @@ def replay_command(
         typer.Option("--parameter", "-p", help="NAME=VALUE for {{NAME}} (repeatable)."),
     ] = None,
     delay: Annotated[float, typer.Option(min=0, help="Seconds to wait between actions.")] = 1.0,
+    settle: Annotated[
+        float,
+        typer.Option(
+            min=0, help="Seconds a mismatching region may take to catch up before replay stops."
+        ),
+    ] = 0.6,
     start: Annotated[int, typer.Option(min=0, help="Step to start from.")] = 0,
     report_dir: Annotated[
         Path | None, typer.Option(help="Write a mismatch report (HTML + PNG) here.")
@@ -295,6 +306,7 @@ def replay_command(
         visual_validation_threshold=threshold,
         report_dir=report_dir,
         allow_invalid=allow_invalid,
+        settle_time=settle,
     )
     with _backend(display, backend, option) as screen:
         result = CacheExecutor(screen, settings).run(
@@ -308,17 +320,34 @@ def replay_command(
             typer.echo(f"report: {result.report}")
         if result.invalidation_reason:
             typer.echo(f"the file is now marked invalid: {result.invalidation_reason}")
+        for warning in result.warnings:
+            typer.echo(f"warning: {warning}", err=True)
     raise typer.Exit(_EXIT_CODES[result.status.value])
+
+
+def reset_command(file: CacheFileArg) -> None:
+    """Trust a cache file again: clear its failures and its invalid mark (after a fix)."""
+    from viewfinder.cache.store import read_cache_file, save_cache_file
+    from viewfinder.cache.validity import restore_validity
+
+    cache = read_cache_file(file)
+    failures = len(cache.metadata.failures)
+    was = cache.metadata.invalidation_reason if not cache.metadata.is_valid else None
+    restore_validity(cache)
+    save_cache_file(cache, file)
+    state = f"was invalid: {was}" if was else "was valid"
+    typer.echo(f"{file}: valid again ({state}; {failures} failure(s) cleared)")
 
 
 def cache_app() -> typer.Typer:
     """The ``viewfinder cache`` sub-app."""
     app = typer.Typer(
-        help="Trajectory cache files: build, show, check against the screen, replay.",
+        help="Trajectory cache files: build, show, check against the screen, replay, reset.",
         no_args_is_help=True,
     )
     app.command("build")(build_command)
     app.command("show")(show_command)
     app.command("check")(check_command)
     app.command("replay")(replay_command)
+    app.command("reset")(reset_command)
     return app

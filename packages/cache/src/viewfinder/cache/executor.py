@@ -25,12 +25,12 @@ from viewfinder.cache.actions import (
     block_event,
     describe,
     is_observation,
-    point_field,
 )
 from viewfinder.cache.checks import LiveScreen, StepCheck, VisualChecker
-from viewfinder.cache.errors import CacheError, StepCoordinateError
+from viewfinder.cache.errors import CacheError
 from viewfinder.cache.models import CacheFile, ToolUseBlock
 from viewfinder.cache.parameters import check_parameters, substitute
+from viewfinder.cache.preflight import check_steps_can_run, check_writable
 from viewfinder.cache.report import write_mismatch_report
 from viewfinder.cache.store import read_cache_file, save_cache_file
 from viewfinder.cache.thumbnails import decode_thumbnail
@@ -39,12 +39,18 @@ from viewfinder.cache.validity import (
     CacheValidator,
     mark_invalid_if_due,
     record_attempt,
+    restore_validity,
 )
 from viewfinder.core.backend import CaptureBackend
 from viewfinder.core.errors import CaptureNotSupportedError, EventFormatError, ViewfinderError
 from viewfinder.core.plugins import get_plugin_manager
 
 log = logging.getLogger(__name__)
+#: Seconds a mismatching region gets to settle (measured: Tk repaints within ~100 ms on a
+#: loaded two-core machine; the margin covers slower apps).
+DEFAULT_SETTLE_TIME = 0.6
+#: Pause between two checks of a region that has not settled yet.
+_SETTLE_POLL = 0.05
 
 
 class ReplayStatus(StrEnum):
@@ -83,6 +89,8 @@ class ReplayResult(BaseModel):
     report: Path | None = None
     report_image: Path | None = None
     invalidation_reason: str | None = None
+    #: what went wrong after the replay ended (the attempt could not be written back)
+    warnings: list[str] = Field(default_factory=list)
     #: what a ``viewfinder_replay_handoff`` implementation returned when it took over
     handoff: Any = Field(default=None, exclude=True)
 
@@ -104,6 +112,9 @@ class ExecutionSettings(BaseModel):
     report_dir: Path | None = None
     #: replay a file even when it is (or becomes, by age) marked invalid
     allow_invalid: bool = False
+    #: how long a step whose region does not match yet is checked again before replay
+    #: stops: the app may still be repainting after the previous action
+    settle_time: float = Field(default=DEFAULT_SETTLE_TIME, ge=0)
 
 
 class CacheExecutor:
@@ -134,18 +145,33 @@ class CacheExecutor:
 
         ``parameters`` fill the ``{{name}}`` placeholders. The metadata is updated and,
         for a file path (unless ``save=False``), written back atomically. Bad input
-        (missing parameters, a step off the screen, a backend that cannot act) raises
-        before anything is performed.
+        (missing or unknown parameters, an unknown action or key, a step off the screen,
+        a file that cannot be written, a backend that cannot act) raises before anything
+        is performed. Once steps were performed, a failure to write the file back is a
+        warning on the result (``result.warnings``), never an exception.
         """
         path = None if isinstance(cache, CacheFile) else Path(cache)
         model = read_cache_file(path) if path is not None else cache
         assert isinstance(model, CacheFile)
         values = dict(parameters or {})
         self._check_can_start(model, values, start_from_step_index)
+        saving = path is not None and save is not False
+        if saving:
+            assert path is not None
+            check_writable(path)
         run = _Run(self, model, path, values, start_from_step_index)
+        check_steps_can_run(model, values, start_from_step_index, run.screen.size, path)
         result = run.execute()
-        if path is not None and save is not False:
-            save_cache_file(model, path)
+        if saving:
+            assert path is not None
+            try:
+                save_cache_file(model, path)
+            except (OSError, CacheError) as exc:
+                log.warning("cache replay: could not record the attempt in %s: %s", path, exc)
+                result.warnings.append(
+                    f"the replay ended {result.status.value}, but recording it in {path} "
+                    f"failed: {exc}"
+                )
         if result.status is not ReplayStatus.COMPLETED:
             result.handoff = get_plugin_manager().hook.viewfinder_replay_handoff(
                 result=result, context=run.handoff_context(result)
@@ -208,31 +234,18 @@ class _Run:
                 )
                 self.resume_from = None  # nothing to resume: the whole file is in doubt
                 return stopped
-        self._check_points()
         for index in range(self.start, len(self.cache.trajectory)):
             if index > self.start and self.settings.delay_time_between_actions:
                 self.executor._sleep(self.settings.delay_time_between_actions)
             paused = self._step(index)
             if paused is not None:
                 return paused
+        if self.start == 0 and not self.settings.skip_visual_validation:
+            # A whole replay that matched every step is the evidence validity is about.
+            restore_validity(self.cache)
         record_attempt(self.cache, validators=self.executor.validators)
         done = len(self.cache.trajectory) - self.start
         return self._result(ReplayStatus.COMPLETED, None, f"replayed {done} step(s) from cache")
-
-    def _check_points(self) -> None:
-        # Every remaining point must be on today's screen: fail before acting, not halfway.
-        width, height = self.screen.size
-        for index in range(self.start, len(self.cache.trajectory)):
-            block = self.cache.trajectory[index]
-            point = action_point(block.input)
-            if point is not None and not (0 <= point.x < width and 0 <= point.y < height):
-                raise StepCoordinateError(
-                    f"coordinate ({point.x}, {point.y}) is outside the {width}x{height} "
-                    "screen; the screen is smaller than when this step was recorded",
-                    path=self.path,
-                    step=index,
-                    field=f"trajectory[{index}].{point_field(block.input)}",
-                )
 
     def _step(self, index: int) -> ReplayResult | None:
         block = self.cache.trajectory[index]
@@ -256,7 +269,7 @@ class _Run:
         check: StepCheck | None = None
         if self.checker is not None and block.visual_representation is not None:
             try:
-                check, live = self.checker.check(index, block, self.screen)
+                check, live = self._settled_check(index, block)
             except CaptureNotSupportedError as exc:
                 # a backend that cannot show its screen: nothing to compare with
                 log.warning("cache replay: step %d runs unvalidated: %s", index, exc)
@@ -283,14 +296,25 @@ class _Run:
         )
         return None
 
+    def _settled_check(self, index: int, block: ToolUseBlock) -> tuple[StepCheck, Image.Image]:
+        # The previous action's repaint may still be on its way: look again for a while
+        # before calling the screen changed.
+        assert self.checker is not None
+        deadline = time.monotonic() + self.settings.settle_time
+        check, live = self.checker.check(index, block, self.screen)
+        while not check.passed and time.monotonic() < deadline:
+            self.executor._sleep(_SETTLE_POLL)
+            check, live = self.checker.check(index, block, self.screen)
+        return check, live
+
     def _mismatch(
         self, index: int, block: ToolUseBlock, check: StepCheck, live: Image.Image
     ) -> ReplayResult:
         where = "the whole screen" if check.region is None else f"the region around {_point(block)}"
         message = (
             f"Visual validation failed at step {index} ({check.action}): {where} no longer "
-            f"looks as recorded (Hamming distance {check.distance} > threshold "
-            f"{check.threshold}). Nothing from step {index} on was performed. Look at the "
+            f"looks as recorded ({_difference(check)}). Nothing from step {index} on was "
+            f"performed. Look at the "
             f"screen, perform step {index} yourself if it still applies, then resume from "
             f"step {index + 1}."
         )
@@ -307,7 +331,7 @@ class _Run:
         reason = record_attempt(
             self.cache,
             failed_step=index,
-            error_message=f"visual mismatch: distance {check.distance} > {check.threshold}",
+            error_message=f"visual mismatch: {_difference(check)}",
             validators=self.executor.validators,
         )
         return self._result(
@@ -357,6 +381,15 @@ class _Run:
             "parameters": dict(self.values),
             "resume_from_step_index": self.resume_from,
         }
+
+
+def _difference(check: StepCheck) -> str:
+    if check.distance > check.threshold:
+        return f"Hamming distance {check.distance} > threshold {check.threshold}"
+    return (
+        f"colours differ by {check.colour_distance} > {check.colour_tolerance} "
+        f"(Hamming distance {check.distance} within threshold {check.threshold})"
+    )
 
 
 def _point(block: ToolUseBlock) -> str:

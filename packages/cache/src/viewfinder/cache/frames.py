@@ -12,6 +12,7 @@ import binascii
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 from PIL import Image
@@ -36,9 +37,11 @@ class Frame:
         b64: str | None = None,
         screenshot: Screenshot | None = None,
         image: Image.Image | None = None,
+        path: Path | None = None,
         origin: Point | None = None,
         label: str = "frame",
     ) -> None:
+        self._path = path
         self._b64 = b64
         self._screenshot = screenshot
         self._image = image
@@ -52,11 +55,21 @@ class Frame:
             return self._image
         if self._screenshot is not None:
             return self._screenshot.to_pil()
+        if self._path is not None:
+            try:
+                return imaging.decode(self._path.read_bytes())
+            except (OSError, ScreenshotDecodeError) as exc:
+                raise SourceError(f"{self.label} ({self._path}) cannot be read: {exc}") from exc
         assert self._b64 is not None
         try:
             return imaging.decode(base64.b64decode(self._b64, validate=True))
         except (binascii.Error, ValueError, ScreenshotDecodeError) as exc:
             raise SourceError(f"{self.label} is not a readable base64 image: {exc}") from exc
+
+    def release(self) -> None:
+        """Forget the decoded image (it is decoded again if asked for): builds stream."""
+        if self._image is None:
+            self.__dict__.pop("image", None)
 
 
 @dataclass

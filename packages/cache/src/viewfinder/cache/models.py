@@ -46,7 +46,13 @@ _OLD_VERSIONS = {"0.0", "0.1", "0.2"}
 #: The fields of an Anthropic ``tool_use`` block; the API form keeps only these.
 API_BLOCK_FIELDS = ("type", "id", "name", "input", "cache_control")
 #: Fields a cache adds to a block for itself; never sent to a model API.
-CACHE_ONLY_BLOCK_FIELDS = ("visual_representation", "visual_thumbnail")
+CACHE_ONLY_BLOCK_FIELDS = (
+    "visual_representation",
+    "visual_thumbnail",
+    "visual_colour",
+    "visual_point",
+    "visual_mask",
+)
 #: ``metadata.visual_validation.method`` values; ``none`` records that hashing was off.
 VISUAL_METHODS = ("phash", "ahash", "dhash", "whash", "none")
 
@@ -103,7 +109,9 @@ class VisualValidationSettings(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    enabled: bool = False
+    #: A file that has a ``visual_validation`` block but does not say ``enabled: false``
+    #: is validated: a block written elsewhere without the key must never replay blind.
+    enabled: bool = True
     method: str = "phash"
     region_size: int = DEFAULT_REGION_SIZE
     hash_size: int = DEFAULT_HASH_SIZE
@@ -174,6 +182,16 @@ class ToolUseBlock(BaseModel):
     input: dict[str, Any] = Field(default_factory=dict)
     visual_representation: str | None = None
     visual_thumbnail: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    #: mean colour of the region's quarters (:mod:`viewfinder.cache.regions`)
+    visual_colour: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    #: where the region is centred when the action has no point of its own: a ``type``
+    #: step's field, at the click that focused it
+    visual_point: list[int] | None = Field(default=None, exclude_if=lambda value: value is None)
+    #: screen rectangles ``[x, y, width, height]`` painted grey before hashing: text
+    #: typed from a parameter by an earlier step
+    visual_mask: list[list[int]] | None = Field(
+        default=None, exclude_if=lambda value: value is None
+    )
 
     @model_serializer(mode="wrap")
     def _serialize(
@@ -232,7 +250,7 @@ class CacheFile(BaseModel):
     @property
     def visual(self) -> VisualValidationSettings:
         """The visual validation settings (disabled ones when the file has none)."""
-        return self.metadata.visual_validation or VisualValidationSettings()
+        return self.metadata.visual_validation or VisualValidationSettings(enabled=False)
 
     def to_json(self) -> str:
         """The file's JSON text (format 0.3, unknown fields kept)."""

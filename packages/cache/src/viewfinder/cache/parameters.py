@@ -3,50 +3,59 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
 
-from viewfinder.cache.errors import MissingParameterError
+from viewfinder.cache.errors import CacheError, MissingParameterError
 from viewfinder.cache.models import CacheFile, ToolUseBlock
 
 #: ``{{name}}``: a name as askui writes them (letters, digits, underscores).
 PLACEHOLDER = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}")
 
 
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [text for item in value.values() for text in _strings(item)]
-    if isinstance(value, list | tuple):
-        return [text for item in value for text in _strings(item)]
-    return []
+#: The input field placeholders live in: the text a step types (or the keys it presses).
+#: Coordinates, action names and every other field are never rewritten.
+TEXT_FIELD = "text"
 
 
-def _replace(value: Any, change: Any) -> Any:
-    if isinstance(value, str):
-        return change(value)
-    if isinstance(value, dict):
-        return {key: _replace(item, change) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_replace(item, change) for item in value]
-    return value
+def _text_of(block: ToolUseBlock) -> str | None:
+    value = block.input.get(TEXT_FIELD)
+    return value if isinstance(value, str) else None
+
+
+def _with_text(block: ToolUseBlock, change: Callable[[str], str]) -> ToolUseBlock:
+    text = _text_of(block)
+    if text is None:
+        return block
+    return block.model_copy(update={"input": {**block.input, TEXT_FIELD: change(text)}})
 
 
 def used_parameters(cache: CacheFile) -> list[str]:
     """Every placeholder name the trajectory's inputs use, in order of first use."""
     names: dict[str, None] = {}
     for block in cache.trajectory:
-        for text in _strings(block.input):
+        text = _text_of(block)
+        if text is not None:
             names.update(dict.fromkeys(PLACEHOLDER.findall(text)))
     return list(names)
 
 
 def check_parameters(cache: CacheFile, values: Mapping[str, str]) -> None:
-    """Raise :class:`MissingParameterError` unless every used placeholder has a value."""
-    missing = [name for name in used_parameters(cache) if name not in values]
+    """Every used placeholder has a value, and every value a placeholder.
+
+    :class:`MissingParameterError` for a placeholder without a value; :class:`CacheError`
+    for a value no step uses (a misspelt name would otherwise replay the recorded text).
+    """
+    used = used_parameters(cache)
+    missing = [name for name in used if name not in values]
     if missing:
         raise MissingParameterError(missing, dict(cache.cache_parameters))
+    unknown = [name for name in values if name not in used]
+    if unknown:
+        known = ", ".join(used) if used else "none"
+        raise CacheError(
+            f"parameter(s) {', '.join(unknown)} are not used by any step (the file's "
+            f"parameters: {known}); check the spelling of -p NAME=VALUE"
+        )
 
 
 def substitute(block: ToolUseBlock, values: Mapping[str, str]) -> ToolUseBlock:
@@ -59,7 +68,7 @@ def substitute(block: ToolUseBlock, values: Mapping[str, str]) -> ToolUseBlock:
     def fill(text: str) -> str:
         return PLACEHOLDER.sub(lambda match: values.get(match[1], match[0]), text)
 
-    return block.model_copy(update={"input": _replace(block.input, fill)})
+    return _with_text(block, fill)
 
 
 def parameterize(
@@ -67,10 +76,26 @@ def parameterize(
 ) -> CacheFile:
     """Turn recorded literal text into placeholders: ``{"user": "Ada"}`` makes ``Ada`` ``{{user}}``.
 
-    Every string in every step's input (and the goal) is rewritten; each name is declared
-    in ``cache_parameters`` with its description (default: where it was recorded).
-    Hashes are unchanged: they are of the screen *before* each step.
+    Only the typed ``text`` of each step (and the goal) is rewritten: action names and
+    key chords are left alone. Each name is declared in ``cache_parameters`` with its
+    description (default: where it was recorded). A name whose text no step typed is a
+    :class:`CacheError`. Hashes are unchanged: they are of the screen *before* each step.
     """
+    empty = [name for name, value in recorded.items() if not value]
+    if empty:
+        raise CacheError(f"parameter(s) {', '.join(empty)} have empty text; give NAME=TEXT")
+    typed = [
+        block.input.get(TEXT_FIELD, "")
+        for block in cache.trajectory
+        if block.action == "type" and isinstance(block.input.get(TEXT_FIELD), str)
+    ]
+    unused = [name for name, value in recorded.items() if not any(value in t for t in typed)]
+    if unused:
+        raise CacheError(
+            "no step typed the text of parameter(s) "
+            + ", ".join(f"{name} ({recorded[name]!r})" for name in unused)
+            + "; give the text exactly as it was typed"
+        )
     longest_first = sorted(recorded.items(), key=lambda item: -len(item[1]))
 
     def fill(text: str) -> str:
@@ -80,8 +105,7 @@ def parameterize(
         return text
 
     blocks = [
-        block.model_copy(update={"input": _replace(block.input, fill)})
-        for block in cache.trajectory
+        _with_text(block, fill) if block.action == "type" else block for block in cache.trajectory
     ]
     declared = dict(cache.cache_parameters)
     for name in recorded:

@@ -9,6 +9,7 @@ leaves the old file as it was: a cache file is never half-written.
 from __future__ import annotations
 
 import json
+import math
 import os
 import string
 import tempfile
@@ -42,8 +43,15 @@ def read_cache_file(path: str | os.PathLike[str]) -> CacheFile:
 def parse_cache_json(text: str | bytes, path: str | os.PathLike[str] | None = None) -> CacheFile:
     """Parse and check cache file JSON; ``path`` is only used to name the file in errors."""
     try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
+        raw = json.loads(text, parse_constant=_no_constant)
+    except RecursionError as exc:
+        raise CacheFileError(
+            "nests JSON too deeply to be a cache file; restore it or build it again",
+            path=path,
+        ) from exc
+    except ValueError as exc:
+        if not isinstance(exc, json.JSONDecodeError):
+            raise CacheFileError(f"{exc}; numbers in a cache file are finite", path=path) from exc
         hint = " (the file looks truncated)" if exc.pos >= len(text.rstrip()) else ""
         raise CacheFileError(
             f"is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}{hint}; "
@@ -64,6 +72,11 @@ def from_json_data(raw: Any, path: str | os.PathLike[str] | None = None) -> Cach
         cache = CacheFile.model_validate(raw)
     except ValidationError as exc:
         raise _located(exc, path) from exc
+    except RecursionError as exc:
+        raise CacheFileError(
+            "nests JSON too deeply to be a cache file; restore it or build it again",
+            path=path,
+        ) from exc
     if isinstance(raw, list):
         cache._read_version = "0.0"
     else:
@@ -71,6 +84,11 @@ def from_json_data(raw: Any, path: str | os.PathLike[str] | None = None) -> Cach
         version = metadata.get("version") if isinstance(metadata, dict) else None
         cache._read_version = str(version) if version is not None else "0.0"
     return check_cache_file(cache, path)
+
+
+def _no_constant(name: str) -> Any:
+    # json.loads accepts NaN and Infinity, which no coordinate or duration can be.
+    raise ValueError(f"holds {name}, which is not a JSON number")
 
 
 def _located(exc: ValidationError, path: str | os.PathLike[str] | None) -> CacheFileError:
@@ -152,6 +170,7 @@ def _check_block(
                 step=index,
                 field=f"{where}.visual_representation",
             )
+    _check_numbers(block.input, index, path)
     point = action_point(block.input)
     if point is not None and (point.x < 0 or point.y < 0):
         raise StepCoordinateError(
@@ -160,6 +179,40 @@ def _check_block(
             step=index,
             field=f"{where}.{point_field(block.input)}",
         )
+
+
+#: Inputs that hold a point: ``[x, y]`` of finite numbers.
+_POINT_FIELDS = ("coordinate", "start_coordinate")
+#: Inputs that hold one number.
+_NUMBER_FIELDS = ("scroll_amount", "duration")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check_numbers(tool_input: dict[str, Any], index: int, path: Any) -> None:
+    """Points and numbers of a step's input: shapes, types, finiteness (before any action)."""
+    for name in _POINT_FIELDS:
+        value = tool_input.get(name)
+        if value is None:
+            continue
+        if not (isinstance(value, list) and len(value) == 2 and all(map(_is_number, value))):
+            raise StepCoordinateError(
+                f"{name} must be [x, y], two finite numbers, got {value!r}",
+                path=path,
+                step=index,
+                field=f"trajectory[{index}].input.{name}",
+            )
+    for name in _NUMBER_FIELDS:
+        value = tool_input.get(name)
+        if value is not None and not _is_number(value):
+            raise CacheFileError(
+                f"{name} must be a finite number, got {value!r}",
+                path=path,
+                step=index,
+                field=f"trajectory[{index}].input.{name}",
+            )
 
 
 def save_cache_file(cache: CacheFile, path: str | os.PathLike[str]) -> Path:

@@ -139,3 +139,15 @@ def record_attempt(
             )
         )
     return mark_invalid_if_due(cache, validators, moment)
+
+
+def restore_validity(cache: CacheFile) -> None:
+    """Trust ``cache`` again: valid, no reason, no failures counted against it.
+
+    Done by ``viewfinder cache reset`` and by a replay that performed every step with
+    each check passing; the attempt count and the last use are kept.
+    """
+    metadata = cache.metadata
+    metadata.is_valid = True
+    metadata.invalidation_reason = None
+    metadata.failures = []
