@@ -18,6 +18,7 @@ import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from viewfinder.core import Event, EventFormatError
 from viewfinder.recorder.durable import fsync_folder, write_whole
@@ -114,11 +115,16 @@ class ManifestWriter:
         except OSError as exc:
             raise SessionWriteError(path, exc) from exc
 
-    def append(self, seq: int, event: Event) -> None:
-        """Write ``event`` as line ``seq``; the line is whole on disk when this returns."""
+    def append(self, seq: int, event: Event, extra: dict[str, Any] | None = None) -> None:
+        """Write ``event`` as line ``seq``; the line is whole on disk when this returns.
+
+        ``extra`` adds keys an Event does not have (a drag's ``path``); readers that do not
+        know them skip them.
+        """
         if self._fd is None:
             raise SessionWriteError(self.path, OSError(9, "the manifest is closed"))
-        line = json.dumps(event.to_manifest(seq), ensure_ascii=False, separators=(",", ":"))
+        body = {**event.to_manifest(seq), **(extra or {})}
+        line = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
         data = (line + "\n").encode("utf-8")
         try:
             write_whole(self._fd, data)

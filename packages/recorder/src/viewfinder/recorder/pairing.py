@@ -11,6 +11,10 @@
   less than ``scroll_pause`` apart).
 - A press of the left button waits ``double_click_interval`` for a second one nearby;
   two make one ``double_click`` event, three a ``triple_click``.
+- A press of the left button that moves more than ``drag_distance`` before its release is
+  a ``drag``: from the press to the release, with its duration and its path (the points
+  the pointer went through, thinned to those that change its course) in the line's
+  ``path``. While the button is held nothing is written.
 
 Pending actions (a burst, a click that may become a double click) already hold their
 frame; their lines are written when they end, always before the next action's line.
@@ -48,6 +52,9 @@ class PairingSettings:
     scroll_distance: int = 24
     double_click_interval: float = 0.4
     double_click_distance: int = 5
+    drag_distance: int = 5
+    #: a path's points closer than this to the line through their neighbours are dropped
+    path_tolerance: float = 2.0
     fsync: bool = True
 
 
@@ -80,6 +87,10 @@ class _Click:
     y: int
     modifiers: tuple[str, ...]
     count: int = 1
+    #: the left button is still down (a click in progress, or a drag)
+    held: bool = True
+    #: where the pointer went while the button was held: (x, y, monotonic time)
+    path: list[tuple[int, int, float]] = field(default_factory=list)
 
 
 def wall_clock(at: float) -> datetime:
@@ -112,6 +123,10 @@ class Pairing:
         self.counts: Counter[str] = Counter()
         self._on_event = on_event
         self._pending: _Typing | _Scroll | _Click | None = None
+        #: the input source reports releases and motion (X RECORD does), so a press
+        #: stays open until its release and may become a drag; without them a press is
+        #: a click as soon as the double-click time has passed
+        self.releases_reported = False
 
     # -- actions ---------------------------------------------------------------------
 
@@ -128,12 +143,53 @@ class Pairing:
         if isinstance(pending, _Click) and self._continues_click(pending, x, y, held, at):
             pending.count += 1
             pending.last = at
+            pending.held = self.releases_reported
             if pending.count >= max(_CLICK_KINDS):
                 self.flush()
             return
         self.flush()
-        self._pending = _Click(self.frames.frame_before(at), at, at, x, y, held)
+        self._pending = _Click(
+            self.frames.frame_before(at),
+            at,
+            at,
+            x,
+            y,
+            held,
+            held=self.releases_reported,
+            path=[(x, y, at)],
+        )
         self.frames.refresh()
+
+    def motion(self, x: int, y: int, at: float) -> None:
+        """The pointer moved to ``(x, y)``; it matters only while the left button is held."""
+        pending = self._pending
+        if isinstance(pending, _Click) and pending.held and pending.count == 1:
+            pending.path.append((x, y, at))
+
+    def release(self, x: int, y: int, at: float) -> None:
+        """The left button went up at ``(x, y)``: ends a drag, or lets a click wait for more."""
+        pending = self._pending
+        if not isinstance(pending, _Click) or not pending.held:
+            return
+        pending.held = False
+        pending.last = at
+        if pending.count != 1:
+            return
+        pending.path.append((x, y, at))
+        reach = max(math.dist((px, py), (pending.x, pending.y)) for px, py, _ in pending.path)
+        if reach <= self.settings.drag_distance:
+            return
+        self._pending = None
+        event = Event(
+            kind=EventKind.DRAG,
+            start_position=Point(x=pending.x, y=pending.y),
+            position=Point(x=x, y=y),
+            duration_s=round(max(0.0, at - pending.started), 3),
+            modifiers=list(pending.modifiers),
+        )
+        path = thin_path(pending.path, self.settings.path_tolerance)
+        extra = {"path": [[px, py, round(t - pending.started, 3)] for px, py, t in path]}
+        self._commit(event, pending.frame, pending.started, extra)
 
     def scroll(self, x: int, y: int, dx: int, dy: int, modifiers: Sequence[str], at: float) -> None:
         """``dx``/``dy`` wheel clicks at ``(x, y)``; joins the scroll burst it continues."""
@@ -185,6 +241,8 @@ class Pairing:
         if isinstance(pending, _Scroll):
             return pending.last + settings.scroll_pause
         if isinstance(pending, _Click):
+            if pending.held and pending.count == 1:
+                return None  # a click or a drag in progress: its release decides
             return pending.last + settings.double_click_interval
         return None
 
@@ -257,13 +315,15 @@ class Pairing:
             and (not dy or not pending.dy or _same_sign(dy, pending.dy))
         )
 
-    def _commit(self, event: Event, frame: Frame, at: float) -> Event:
+    def _commit(
+        self, event: Event, frame: Frame, at: float, extra: dict[str, Any] | None = None
+    ) -> Event:
         seq = self.next_seq
         ref = self.layout.frame_ref(seq)
         # The frame file first: a line must never name a frame that is not on disk.
         self.frames.write(frame, self.layout.frame(seq), fsync=self.settings.fsync)
         final = event.model_copy(update={"timestamp": wall_clock(at), "screenshot": ref})
-        self.manifest.append(seq, final)
+        self.manifest.append(seq, final, extra)
         self.next_seq = seq + 1
         self.counts[final.kind.value] += 1
         self.frames.refresh()
@@ -273,3 +333,29 @@ class Pairing:
             except Exception:  # a watcher must not break the recording
                 log.exception("on_event callback raised; ignored")
         return final
+
+
+def thin_path(
+    points: Sequence[tuple[int, int, float]], tolerance: float
+) -> list[tuple[int, int, float]]:
+    """``points`` without those within ``tolerance`` of the line through their neighbours.
+
+    Ramer-Douglas-Peucker: the first and last points always stay; a straight drag keeps
+    two, a curve the points that give its shape.
+    """
+    if len(points) <= 2:
+        return list(points)
+    (x0, y0, _), (x1, y1, _) = points[0], points[-1]
+    length = math.dist((x0, y0), (x1, y1))
+    far, index = -1.0, 0
+    for position, (x, y, _) in enumerate(points[1:-1], start=1):
+        if length == 0:
+            distance = math.dist((x, y), (x0, y0))
+        else:
+            distance = abs((x1 - x0) * (y0 - y) - (x0 - x) * (y1 - y0)) / length
+        if distance > far:
+            far, index = distance, position
+    if far <= tolerance:
+        return [points[0], points[-1]]
+    head = thin_path(points[: index + 1], tolerance)
+    return head[:-1] + thin_path(points[index:], tolerance)

@@ -105,6 +105,9 @@ class Recorder:
                     "new one (with resume=True to add to the same folder)"
                 )
             self._run = open_run(self._options)
+            self._run.pairing.releases_reported = bool(
+                getattr(self.input_source, "reports_releases", False)
+            )
             self._state, self._accepting = "recording", True
         self._timer_thread = threading.Thread(
             target=self._flush_when_due, name="viewfinder-recorder-timer", daemon=True
@@ -317,6 +320,15 @@ class Recorder:
         if name not in _CLICK_KINDS:
             return  # back/forward and other extra buttons are not actions we record
         self._apply(lambda pairing, now: pairing.press(x, y, name, modifiers, now), at)
+
+    def button_released(self, x: int, y: int, button: str | int, at: float | None = None) -> None:
+        """A listener saw a button go up; the left one ends a drag."""
+        if button in (1, "left"):
+            self._apply(lambda pairing, now: pairing.release(x, y, now), at)
+
+    def pointer_moved(self, x: int, y: int, at: float | None = None) -> None:
+        """A listener saw the pointer move (it matters while the left button is held)."""
+        self._apply(lambda pairing, now: pairing.motion(x, y, now), at)
 
     def key_pressed(
         self, name: str, char: str | None, modifiers: Sequence[str] = (), at: float | None = None

@@ -35,6 +35,10 @@ class InputSink(Protocol):
     ) -> None:
         """Key ``name`` (an X keysym name) went down, typing ``char`` (None: nothing)."""
 
+    # A source that also reports releases and motion sets ``reports_releases = True`` and
+    # calls ``button_released(x, y, button, at)`` and ``pointer_moved(x, y, at)``, which
+    # the Recorder implements: a left press that moves before its release is a drag.
+
     def input_failed(self, error: BaseException) -> None:
         """The source stopped working; the recording stops with ``error``."""
 

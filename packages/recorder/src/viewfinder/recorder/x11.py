@@ -10,6 +10,12 @@ Two things were found by measuring on Xvfb (see docs/recorder.md):
   client selected (a click on the bare root window): the data waits until some other
   output is flushed, seconds later. A small round trip on another connection every
   ``nudge_interval`` flushes it, so a press is seen within that time.
+- xdotool (and XTest typists such as viewfinder's own) type a character that is not on
+  the keymap by remapping a spare keycode to it, pressing it, and remapping it for the
+  next one. Looking the keycode up when its press *arrives* gives the mapping of some
+  later moment. So the listener records the ``ChangeKeyboardMapping`` requests too, in
+  the server's order among the key presses, and applies each to its copy of the keymap:
+  every press is resolved with the mapping the application saw.
 - Server timestamps are milliseconds of the server's monotonic clock. The listener
   measures the offset to this process's :func:`time.monotonic` once at start, so each
   press is reported with the instant it happened rather than when it arrived; the
@@ -20,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -121,6 +128,15 @@ class Keymap:
                     names.setdefault(mask, name)
         self.mod_names = names
 
+    def apply_change(self, first_keycode: int, per_keycode: int, keysyms: Sequence[int]) -> None:
+        """A ``ChangeKeyboardMapping`` request's new keysyms, as the server applied them."""
+        codes = [list(row) for row in self.codes]
+        for offset in range(len(keysyms) // max(per_keycode, 1)):
+            row = first_keycode - self.first + offset
+            if 0 <= row < len(codes):
+                codes[row] = list(keysyms[offset * per_keycode : (offset + 1) * per_keycode])
+        self.codes = codes
+
     def _keysym(self, keycode: int, index: int) -> int:
         row = keycode - self.first
         if 0 <= row < len(self.codes) and index < len(self.codes[row]):
@@ -216,6 +232,8 @@ class X11RecordInput:
     """
 
     name = "x11"
+    #: button releases and pointer motion reach the sink too: drags are recorded
+    reports_releases = True
 
     def __init__(self, display: str, *, nudge_interval: float = 0.05) -> None:
         self.display = display
@@ -312,7 +330,12 @@ class X11RecordInput:
                 return
 
     def _on_reply(self, reply: Any, parser: Any) -> None:
-        if reply.category != record.FromServer or reply.client_swapped:
+        if reply.client_swapped:
+            return  # another byte order: only on a remote display of another machine
+        if reply.category == record.FromClient:
+            self._on_requests(reply.data)
+            return
+        if reply.category != record.FromServer:
             return
         data = reply.data
         if not data or data[0] < 2:
@@ -320,6 +343,22 @@ class X11RecordInput:
         while len(data):
             event, data = rq.EventField(None).parse_binary_value(data, parser, None, None)
             self._handle(event)
+
+    def _on_requests(self, data: bytes) -> None:
+        # Only ChangeKeyboardMapping is recorded (see _RECORDED): opcode, keycode count,
+        # length in 4-byte units, first keycode, keysyms per keycode, 2 unused, keysyms.
+        while len(data) >= 8:
+            length = int.from_bytes(data[2:4], sys.byteorder) * 4
+            if length < 8 or length > len(data):
+                return
+            if data[0] == _CHANGE_KEYBOARD_MAPPING:
+                count, first, per_keycode = data[1], data[4], data[5]
+                body = data[8 : 8 + count * per_keycode * 4]
+                keysyms = [
+                    int.from_bytes(body[i : i + 4], sys.byteorder) for i in range(0, len(body), 4)
+                ]
+                self.keymap.apply_change(first, per_keycode, keysyms)
+            data = data[length:]
 
     def _handle(self, event: Any) -> None:
         sink = self._sink
@@ -332,6 +371,14 @@ class X11RecordInput:
                 sink.button_pressed(
                     event.root_x, event.root_y, event.detail, self.keymap.modifiers(event.state), at
                 )
+            elif event.type == X.ButtonRelease:
+                released = getattr(sink, "button_released", None)
+                if released is not None:
+                    released(event.root_x, event.root_y, event.detail, at)
+            elif event.type == X.MotionNotify:
+                moved = getattr(sink, "pointer_moved", None)
+                if moved is not None:
+                    moved(event.root_x, event.root_y, at)
             elif event.type == X.KeyPress:
                 self.events_seen += 1
                 name, char, known = self.keymap.lookup(event.detail, event.state)
@@ -378,15 +425,17 @@ class X11RecordInput:
         return f"<X11RecordInput {self.display}>"
 
 
-#: Record device events from KeyPress to ButtonPress (key presses and releases, button
-#: presses), nothing else.
+#: The core request that remaps keycodes (xdotool's and XTest typists' spare keycode).
+_CHANGE_KEYBOARD_MAPPING = 100
+#: Record device events from KeyPress to MotionNotify (keys, buttons, pointer motion: the
+#: listener ignores motion unless a button is held) and keymap changes, nothing else.
 _DEVICE_PRESSES: dict[str, Sequence[Any] | bool] = {
-    "core_requests": (0, 0),
+    "core_requests": (_CHANGE_KEYBOARD_MAPPING, _CHANGE_KEYBOARD_MAPPING),
     "core_replies": (0, 0),
     "ext_requests": (0, 0, 0, 0),
     "ext_replies": (0, 0, 0, 0),
     "delivered_events": (0, 0),
-    "device_events": (X.KeyPress, X.ButtonPress),
+    "device_events": (X.KeyPress, X.MotionNotify),
     "errors": (0, 0),
     "client_started": False,
     "client_died": False,
