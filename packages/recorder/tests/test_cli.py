@@ -137,3 +137,26 @@ def test_ctrl_c_stops_a_real_recording_and_prints_a_summary(
     assert process.returncode == 0, err
     assert "recorded 1 events (1 right_click)" in out
     assert json.loads((folder / "metadata.json").read_text())["status"] == "stopped"
+
+
+def test_a_folder_with_other_files_is_refused_and_left_as_it_was(
+    tmp_path: Path, canvas_backend: Canvas
+) -> None:
+    folder = tmp_path / "photos"
+    (folder / "screenshots").mkdir(parents=True)
+    mine = b"\x89PNG the user's own picture"
+    (folder / "screenshots" / "0.png").write_bytes(mine)
+    args = ["record", "--backend", "canvas", "--input", "programmatic", "--out", str(folder)]
+    for extra in ([], ["--resume"]):
+        refused = invoke(*args, "--duration", "0", *extra)
+        assert refused.exit_code == 1, refused.output
+        assert "is not empty (screenshots) and holds no recording" in refused.output
+    assert (folder / "screenshots" / "0.png").read_bytes() == mine
+    assert sorted(path.name for path in folder.rglob("*")) == ["0.png", "screenshots"]
+
+
+def test_a_dead_display_touches_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "never"
+    result = invoke("record", "--display", ":987", "--input", "x11", "--out", str(folder))
+    assert result.exit_code == 1 and ":987" in result.output, result.output
+    assert not folder.exists()

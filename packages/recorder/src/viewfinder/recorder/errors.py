@@ -19,11 +19,14 @@ class RecorderStateError(RecorderError, RuntimeError):
 class SessionExistsError(RecorderError, FileExistsError):
     """The session folder already holds a recording and resuming was not asked for."""
 
-    def __init__(self, session_dir: os.PathLike[str] | str, events: int) -> None:
+    def __init__(
+        self, session_dir: os.PathLike[str] | str, events: int, *, problem: str | None = None
+    ) -> None:
         self.session_dir = str(session_dir)
         self.events = events
         super().__init__(
-            f"{self.session_dir} already holds a recording ({events} events); resume it "
+            problem
+            or f"{self.session_dir} already holds a recording ({events} events); resume it "
             "with resume=True (`viewfinder record --resume`) or record into another folder"
         )
 

@@ -41,6 +41,7 @@ class SessionFolder:
     def open(self) -> None:
         layout = self.layout
         existed = layout.root.exists()
+        _refuse_foreign_files(layout)
         make_folder(layout.root)
         self._lock()
         try:
@@ -105,6 +106,27 @@ class SessionFolder:
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._lock_fd = fd
+
+
+def _refuse_foreign_files(layout: SessionLayout) -> None:
+    # A folder that holds anything but a recording is someone's: never write into it
+    # (frames are numbered 0.png, 1.png, ... and would overwrite theirs).
+    root = layout.root
+    if not root.is_dir():
+        return
+    recording = layout.holds_recording()
+    ours = {layout.lock.name, layout.manifest.name, layout.metadata.name}
+    if recording:
+        ours.add(layout.screenshots.name)
+    foreign = sorted(entry.name for entry in root.iterdir() if entry.name not in ours)
+    if foreign:
+        raise SessionExistsError(
+            root,
+            0,
+            problem=f"{root} is not empty ({', '.join(foreign[:3])}"
+            + (", ..." if len(foreign) > 3 else "")
+            + ") and holds no recording; record into a new or empty folder",
+        )
 
 
 def _read_pid(fd: int) -> str:

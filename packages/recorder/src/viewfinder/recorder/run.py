@@ -86,11 +86,17 @@ def open_run(options: RunOptions) -> ActiveRun:
         backend = options.backend
     else:
         backend = get_backend(options.backend, **options.backend_options)
+    try:
+        # Backends connect lazily: ask the screen now, before the folder is made or locked.
+        width, height = backend.screen_size()
+    except BaseException:
+        if owns_backend:
+            backend.close()
+        raise
     folder = SessionFolder(options.session_dir, resume=options.resume)
     frames: FrameStore | None = None
     try:
         folder.open()
-        width, height = backend.screen_size()
         previous = folder.metadata
         if previous is not None and (previous.screen.width, previous.screen.height) != (
             width,
