@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from viewfinder.cache import CacheExecutor, ExecutionSettings, ReplayStatus, build_cache
 from viewfinder.core.testing import wait_until
@@ -29,6 +30,8 @@ APP = Path(__file__).parents[1] / "packages/recorder/tests/typing_canvas_app.py"
 DEADLINE_S = 30.0
 #: Latin-1 off the US keymap, a symbol, CJK, and a character outside the BMP.
 CORPUS = ["héllo ✓ 日本", "日本語", "👍"]
+#: The toggle patch's colours (typing_canvas_app.py).
+TOGGLE_OFF, TOGGLE_ON = (0x20, 0x40, 0xC0), (0xE0, 0x80, 0x20)
 
 
 class App:
@@ -176,3 +179,33 @@ def test_a_drag_is_recorded_with_its_path_and_replayed_as_a_drag(
         assert replayed["moves"] >= 1
     finally:
         fresh.close()
+
+
+def test_each_click_of_a_quick_run_gets_the_frame_from_just_before_it(
+    tmp_path: Path,
+    display: Display,
+    app: App,
+    xdotool: Callable[..., None],
+) -> None:
+    # Clicks 50 ms apart on a toggle: every frame must show the state the click flipped.
+    folder = tmp_path / "quick"
+    settings = PairingSettings(typing_pause=60, double_click_interval=0)
+    clicks = 20
+    with Recorder(
+        folder,
+        "xvfb",
+        backend_options={"display": display.name},
+        input_source=X11RecordInput(display.name),
+        settings=settings,
+    ) as recorder:
+        assert recorder.frames.follows_damage
+        xdotool("mousemove", "490", "30", "click", "--repeat", str(clicks), "--delay", "50", "1")
+        states = [app.next("toggle") for _ in range(clicks)]
+        wait_until(lambda: recorder.events >= clicks, "every click written")
+    assert states == [index % 2 == 0 for index in range(clicks)]  # the app saw each click
+    colours = []
+    for seq in range(clicks):
+        with Image.open(folder / "screenshots" / f"{seq}.png") as frame:
+            colours.append(frame.convert("RGB").getpixel((455, 25)))
+    expected = [TOGGLE_OFF if seq % 2 == 0 else TOGGLE_ON for seq in range(clicks)]
+    assert colours == expected

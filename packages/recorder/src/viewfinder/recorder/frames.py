@@ -14,6 +14,12 @@ capture that first saw it. An action is paired with the newest frame captured be
 the action happened, not simply the newest frame: an input event reaches the recorder a
 little after the application under it has reacted, and a capture in between would
 otherwise show the action's result as its "before".
+
+On an X display the store follows repaints (:mod:`viewfinder.recorder.damage`): each one
+triggers a capture, and before an action's frame is chosen the store makes sure it has
+captured after the last repaint that happened before the action. A capture taken after
+the action still serves as its "before" when no repaint happened in between. A still
+screen then costs no grab at all: a tick only bumps the file's modification time.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ from viewfinder.recorder.errors import RecorderStateError
 from viewfinder.recorder.incremental_png import IncrementalPngEncoder
 
 log = logging.getLogger(__name__)
+#: How far an action's instant, estimated from X server timestamps, may be off (seconds).
+_CLOCK_MARGIN = 0.010
 
 
 @dataclass
@@ -65,6 +73,8 @@ class UpdaterStats:
     captures: int = 0
     writes: int = 0
     unchanged: int = 0
+    #: ticks that needed no grab: no repaint since the last capture (damage watch)
+    still: int = 0
     grab_s: float = 0.0
     encode_s: float = 0.0
 
@@ -136,6 +146,10 @@ class FrameStore:
         self._stopping = False
         self._thread: threading.Thread | None = None
         self.error: BaseException | None = None
+        #: monotonic instants of the repaints reported (empty without a damage watch)
+        self._damage: deque[float] = deque(maxlen=1024)
+        self._watch: Any = None
+        self._last_capture = 0.0
 
     # -- lifetime ------------------------------------------------------------------
 
@@ -150,8 +164,27 @@ class FrameStore:
         self._thread.start()
         return self.latest
 
+    def follow_damage(self, watch: Any) -> None:
+        """Capture on the repaints ``watch`` reports (a started :class:`DamageWatch`)."""
+        self._watch = watch
+
+    @property
+    def follows_damage(self) -> bool:
+        """True when captures follow the display's repaints (an X display with DAMAGE)."""
+        return self._watch is not None
+
+    def damaged(self, at: float) -> None:
+        """A repaint happened at monotonic instant ``at``: capture it (from the watch)."""
+        with self._wake:
+            self._damage.append(at)
+            self._refresh = True
+            self._wake.notify_all()
+
     def stop(self, timeout: float = 10.0) -> None:
         """Stop the updater thread (idempotent); the frames stay readable."""
+        watch, self._watch = self._watch, None
+        if watch is not None:
+            watch.stop()
         with self._wake:
             self._stopping = True
             self._wake.notify_all()
@@ -175,15 +208,52 @@ class FrameStore:
             return self._history[-1]
 
     def frame_before(self, at: float) -> Frame:
-        """The newest frame whose capture started at or before monotonic time ``at``."""
+        """The screen as it was at monotonic time ``at``.
+
+        Without a damage watch: the newest frame whose capture started at or before
+        ``at``. With one: first a capture after the last repaint before ``at``, then the
+        newest frame captured before ``at``, or after it with no repaint in between.
+        """
+        if self._watch is not None:
+            self._catch_up(at)
         with self.lock:
             if not self._history:
                 raise RecorderStateError("no frame has been captured yet; start() first")
+            if self._watch is None:
+                for frame in reversed(self._history):
+                    if frame.first_seen <= at:
+                        return frame
+                return self._history[0]
+            # The action's instant is estimated from the server's clock, within a few ms:
+            # a capture that close to it may already show the action's effect, unless the
+            # screen did not change from before the action until that capture.
+            damage = list(self._damage)
+            settled = at - _CLOCK_MARGIN
             for frame in reversed(self._history):
-                if frame.first_seen <= at:
+                if frame.first_seen <= settled:
+                    return frame
+                if not any(settled <= moment <= frame.first_seen for moment in damage):
                     return frame
             # The action predates every frame we still hold: the oldest is the closest.
             return self._history[0]
+
+    def _catch_up(self, at: float, timeout: float = 1.0) -> None:
+        # Every repaint before `at` must be known, and captured.
+        watch = self._watch
+        watch.sync()
+        deadline = time.monotonic() + timeout
+        with self._wake:
+            before = [moment for moment in self._damage if moment <= at]
+            if before:
+                last = before[-1]
+                while self._last_capture < last and not self._stopping:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0 or self._thread is None:
+                        break
+                    self._refresh = True
+                    self._wake.notify_all()
+                    self._wake.wait(remaining)
+        watch.sync()  # repaints that happened while capturing are known too
 
     def write(self, frame: Frame, path: Path, *, fsync: bool = False) -> None:
         """Write ``frame`` to ``path`` atomically (a frozen copy; never a rename)."""
@@ -203,8 +273,21 @@ class FrameStore:
                     self._wake.wait(remaining)
                 if self._stopping:
                     return
-                self._refresh = False
+                asked, self._refresh = self._refresh, False
+                still = (
+                    not asked
+                    and self._watch is not None
+                    and not any(moment >= self._last_capture for moment in self._damage)
+                )
             started = time.monotonic()
+            if still:
+                # No repaint since the last capture: the screen is that capture.
+                with self.lock:
+                    self._history[-1].last_seen = started
+                self.stats.still += 1
+                self._touch_current()
+                due = started + self.interval
+                continue
             try:
                 self._capture_once(started)
             except Exception as exc:  # any capture or write failure ends the updater
@@ -216,6 +299,14 @@ class FrameStore:
             due = started + self.interval
 
     def _capture_once(self, started: float) -> None:
+        try:
+            self._read_frame(started)
+        finally:
+            with self._wake:
+                self._last_capture = max(self._last_capture, started)
+                self._wake.notify_all()
+
+    def _read_frame(self, started: float) -> None:
         data, width, height = self._source.read(self.stats)
         self.stats.captures += 1
         if data is None:

@@ -116,6 +116,7 @@ def open_run(options: RunOptions) -> ActiveRun:
             context={"recorder": str(layout.root)},
         )
         frames.start()
+        _follow_damage(backend, frames)
         started = utc_now()
         first_seq = folder.manifest.next_seq
         metadata = _metadata(options, backend, previous, ScreenSize(width=width, height=height))
@@ -213,3 +214,15 @@ def _plain(options: Mapping[str, Any]) -> dict[str, Any]:
         else:
             plain[key] = getattr(value, "name", None) or repr(value)
     return plain
+
+
+def _follow_damage(backend: CaptureBackend, frames: FrameStore) -> None:
+    # An X display reports its repaints; any other backend is polled every interval.
+    display = getattr(backend, "display_name", None)
+    if not isinstance(display, str) or not display:
+        return
+    from viewfinder.recorder.damage import DamageWatch
+
+    watch = DamageWatch(display, frames.damaged)
+    if watch.start():
+        frames.follow_damage(watch)
