@@ -42,6 +42,9 @@ from viewfinder.core.imaging import PNG_COMPRESS_LEVEL
 from viewfinder.recorder import PairingSettings, Recorder, X11RecordInput
 from viewfinder.xvfb import Display, XvfbBackend
 
+sys.path.insert(0, str(Path(__file__).parent))
+import recorder_pace  # a sibling script, not a package
+
 HERE = Path(__file__).parent
 WIDTH, HEIGHT, INTERVAL = 1920, 1080, 0.5
 
@@ -301,6 +304,8 @@ def main() -> None:
         cpu = measure_cpu(display, work, args.window, args.repeat)
         freeze = measure_freeze(display, work, args.samples)
         latency = measure_latency(display, work, args.samples)
+        staleness = recorder_pace.staleness_rows(display, work, (50, 100, 250, 450))
+    plain = recorder_pace.idle_cpu_rows(SCENE, WIDTH, HEIGHT, args.window, args.repeat)
     load = os.getloadavg()[0]
     text = "\n\n".join(
         [
@@ -326,6 +331,20 @@ def main() -> None:
             "A key is written as soon as it is seen; the listener sees it within one "
             "50 ms flush nudge. A click waits the double-click interval (400 ms) before its "
             "line is written, by design.",
+            "### The frame before a quick follow-up action (clicks on a toggle)",
+            table(
+                ["gap between clicks", "paired right, following repaints", "polling only"],
+                staleness,
+            ),
+            f"{recorder_pace.CLICKS} clicks per gap, sent by xdotool; a click is paired right "
+            "when its frame shows the toggle as the click found it. Following repaints, "
+            "the store captures after every repaint and, before choosing an action's frame, "
+            "waits for the capture after the last repaint that preceded the action.",
+            f"### Idle CPU on a plain `Xvfb :N` at {WIDTH}x{HEIGHT} (% of one core)",
+            table(["live frame", "% CPU (median)", "min-max"], plain),
+            "The display is started by hand (`Xvfb :N -screen 0 1920x1080x24`), not by "
+            "viewfinder, with the same busy, still window. Following repaints, a tick on a "
+            "still screen is a file time stamp and no grab.",
         ]
     )
     print(text)
