@@ -79,9 +79,9 @@ class RecordingSettings:
         check_region_size(self.region_size)
         actions = frozenset(self.hashed_actions)
         unknown = sorted(actions - COMPUTER_ACTIONS)
-        if unknown or not actions:
+        if unknown:
             raise HashSettingsError(
-                f"unknown action(s) to hash: {', '.join(unknown) or '(none given)'}; use "
+                f"unknown action(s) to hash: {', '.join(unknown)}; use "
                 f"computer-use actions such as {', '.join(sorted(DEFAULT_HASHED_ACTIONS))}"
             )
         object.__setattr__(self, "hashed_actions", actions)
