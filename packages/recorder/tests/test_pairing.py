@@ -246,3 +246,44 @@ def test_record_and_on_event_see_every_event_and_a_failing_watcher_is_ignored(
         recorder.double_click(3, 3)
     assert seen == [(0, "drag"), (1, "type"), (2, "key"), (3, "scroll"), (4, "double_click")]
     assert [line["kind"] for line in lines(folder)] == [kind for _, kind in seen]
+
+
+def test_thin_path_keeps_the_ends_and_the_turns() -> None:
+    from viewfinder.recorder.pairing import thin_path
+
+    straight = [(x, 2 * x, x / 100) for x in range(0, 50, 5)]
+    assert thin_path(straight, 2.0) == [straight[0], straight[-1]]
+    corner = [(0, 0, 0.0), (10, 0, 0.1), (20, 0, 0.2), (20, 10, 0.3), (20, 20, 0.4)]
+    assert [point[:2] for point in thin_path(corner, 2.0)] == [(0, 0), (20, 0), (20, 20)]
+
+
+def test_a_press_that_moves_before_its_release_is_one_drag_a_still_one_a_click(
+    tmp_path, canvas_backend
+):
+    class Releases:
+        name = "releases"
+        reports_releases = True
+
+        def start(self, sink):
+            self.sink = sink
+
+        def stop(self):
+            pass
+
+    source = Releases()
+    with Recorder(tmp_path / "s", "canvas", input_source=source) as recorder:
+        sink = source.sink
+        sink.button_pressed(10, 10, 1, at=1.0)
+        for step in range(1, 6):
+            sink.pointer_moved(10 + step * 10, 10 + step * 4, at=1.0 + step / 10)
+        sink.button_released(60, 30, 1, at=1.6)
+        sink.button_pressed(200, 200, 1, at=3.0)
+        sink.button_released(201, 200, 1, at=3.1)
+        recorder.flush()
+    drag, click = [
+        json.loads(line) for line in (tmp_path / "s/manifest.jsonl").read_text().splitlines()
+    ]
+    assert drag["kind"] == "drag" and drag["duration_s"] == 0.6
+    assert (drag["start_position"], drag["position"]) == ({"x": 10, "y": 10}, {"x": 60, "y": 30})
+    assert [point[:2] for point in drag["path"]] == [[10, 10], [60, 30]]
+    assert click["kind"] == "click" and click["position"] == {"x": 200, "y": 200}

@@ -54,6 +54,8 @@ def _pairs(values: list[str] | None, option: str) -> dict[str, str]:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
             raise typer.BadParameter(f"{item!r} is not NAME=VALUE", param_hint=option)
+        if name.strip() in pairs:
+            raise typer.BadParameter(f"{name.strip()!r} is given twice", param_hint=option)
         pairs[name.strip()] = value
     return pairs
 
@@ -82,7 +84,13 @@ def _backend(
     }
     if display is not None:
         options["display"] = display
-    return get_backend(backend or "xvfb", **options)
+    try:
+        return get_backend(backend or "xvfb", **options)
+    except TypeError as exc:  # a backend factory that does not take an -O option
+        raise CacheError(
+            f"capture backend {backend or 'xvfb'!r} does not take the option(s) "
+            f"{', '.join(sorted(options))}: {exc}; check the -O names"
+        ) from exc
 
 
 def build_command(
