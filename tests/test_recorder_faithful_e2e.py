@@ -122,20 +122,32 @@ def test_typed_text_is_recorded_as_the_app_received_it(
     app: App,
     xdotool: Callable[..., None],
 ) -> None:
+    # xdotool remaps a spare keycode per character; a loaded Tk now and then looks the
+    # keycode up after the remap is gone and gets nothing. That is the app's loss, not
+    # the recording's: a line is typed again until the app got it whole. Each line the
+    # app got whole must be recorded exactly so; a line it lost a character of is
+    # recorded as typed or as received.
     folder = tmp_path / "typed"
-    received = []
+    received: list[str] = []
+    attempts: list[str] = []
     with recording(folder, display) as recorder:
         xdotool("mousemove", "100", "38", "click", "1")
         for text in CORPUS:
-            xdotool("type", "--delay", "20", text)
-            xdotool("key", "Return")
-            received.append(app.next("typed"))
-        wait_until(lambda: recorder.events >= 1 + 2 * len(CORPUS), "every line written")
+            for _ in range(3):
+                xdotool("type", "--delay", "40", text)
+                xdotool("key", "Return")
+                attempts.append(text)
+                received.append(app.next("typed"))
+                if received[-1] == text:
+                    break
+        wait_until(lambda: recorder.events >= 1 + 2 * len(received), "every line written")
+    assert [text for text in CORPUS if text in received] == CORPUS
     lines = manifest(folder)
     recorded = [line["text"] for line in lines if line["kind"] == "type"]
-    assert received == CORPUS  # what the app got is what was typed
-    assert recorded == received
-    assert [line["kind"] for line in lines] == ["click", *["type", "key"] * len(CORPUS)]
+    assert len(recorded) == len(received)
+    for typed, got, wrote in zip(attempts, received, recorded, strict=True):
+        assert wrote == got if got == typed else wrote in (typed, got)
+    assert [line["kind"] for line in lines] == ["click", *["type", "key"] * len(received)]
 
 
 def test_a_drag_is_recorded_with_its_path_and_replayed_as_a_drag(
@@ -209,3 +221,25 @@ def test_each_click_of_a_quick_run_gets_the_frame_from_just_before_it(
             colours.append(frame.convert("RGB").getpixel((455, 25)))
     expected = [TOGGLE_OFF if seq % 2 == 0 else TOGGLE_ON for seq in range(clicks)]
     assert colours == expected
+
+
+def test_a_layout_switched_while_recording_is_followed(
+    tmp_path: Path,
+    display: Display,
+    app: App,
+    xdotool: Callable[..., None],
+) -> None:
+    # On a German layout y and z swap keys: a stale US keymap would record "zy".
+    folder = tmp_path / "layout"
+    try:
+        with recording(folder, display) as recorder:
+            xdotool("mousemove", "100", "38", "click", "1")
+            subprocess.run(["setxkbmap", "-layout", "de"], env=display.env(), check=True)
+            xdotool("type", "--delay", "20", "yz")
+            xdotool("key", "Return")
+            received = app.next("typed")
+            wait_until(lambda: recorder.events >= 3, "every line written")
+    finally:
+        subprocess.run(["setxkbmap", "-layout", "us"], env=display.env(), check=True)
+    assert received == "yz"
+    assert [line.get("text") for line in manifest(folder) if line["kind"] == "type"] == ["yz"]

@@ -32,7 +32,7 @@ from viewfinder.cache.models import CacheFile, ToolUseBlock
 from viewfinder.cache.parameters import check_parameters, substitute
 from viewfinder.cache.preflight import check_steps_can_run, check_writable
 from viewfinder.cache.report import write_mismatch_report
-from viewfinder.cache.store import read_cache_file, save_cache_file
+from viewfinder.cache.store import check_cache_file, read_cache_file, save_cache_file
 from viewfinder.cache.thumbnails import decode_thumbnail
 from viewfinder.cache.validity import (
     DEFAULT_VALIDATORS,
@@ -150,9 +150,12 @@ class CacheExecutor:
         is performed. Once steps were performed, a failure to write the file back is a
         warning on the result (``result.warnings``), never an exception.
         """
-        path = None if isinstance(cache, CacheFile) else Path(cache)
-        model = read_cache_file(path) if path is not None else cache
-        assert isinstance(model, CacheFile)
+        # a model made in Python gets the checks a file gets when it is read
+        if isinstance(cache, CacheFile):
+            path, model = None, check_cache_file(cache)
+        else:
+            path = Path(cache)
+            model = read_cache_file(path)
         values = dict(parameters or {})
         self._check_can_start(model, values, start_from_step_index)
         saving = path is not None and save is not False

@@ -15,7 +15,9 @@ Two things were found by measuring on Xvfb (see docs/recorder.md):
   next one. Looking the keycode up when its press *arrives* gives the mapping of some
   later moment. So the listener records the ``ChangeKeyboardMapping`` requests too, in
   the server's order among the key presses, and applies each to its copy of the keymap:
-  every press is resolved with the mapping the application saw.
+  every press is resolved with the mapping the application saw. A keymap changed
+  another way (``setxkbmap``, XKB requests) shows as a ``MappingNotify`` delivered to
+  clients, also recorded: the keymap is read again before the next press.
 - Server timestamps are milliseconds of the server's monotonic clock. The listener
   measures the offset to this process's :func:`time.monotonic` once at start, so each
   press is reported with the instant it happened rather than when it arrived; the
@@ -29,6 +31,7 @@ import logging
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -245,6 +248,10 @@ class X11RecordInput:
         self._stopping = threading.Event()
         self._sink: InputSink | None = None
         self.events_seen = 0
+        # keycode ranges of the ChangeKeyboardMapping requests applied lately: their
+        # MappingNotify needs no re-read (it could only fetch a later mapping)
+        self._applied: deque[tuple[int, int]] = deque(maxlen=32)
+        self._keymap_stale = False
 
     # -- InputSource -------------------------------------------------------------------
 
@@ -358,11 +365,17 @@ class X11RecordInput:
                     int.from_bytes(body[i : i + 4], sys.byteorder) for i in range(0, len(body), 4)
                 ]
                 self.keymap.apply_change(first, per_keycode, keysyms)
+                self._applied.append((first, count))
             data = data[length:]
 
     def _handle(self, event: Any) -> None:
         sink = self._sink
         if sink is None:
+            return
+        if event.type == X.MappingNotify:  # it has no time: it only marks the keymap
+            changed = (event.first_keycode, event.count)
+            if event.request != X.MappingKeyboard or changed not in self._applied:
+                self._keymap_stale = True
             return
         at = self.clock.at(event.time)
         try:
@@ -381,6 +394,9 @@ class X11RecordInput:
                     moved(event.root_x, event.root_y, at)
             elif event.type == X.KeyPress:
                 self.events_seen += 1
+                if self._keymap_stale:
+                    self._keymap_stale = False
+                    self._refresh_keymap()
                 name, char, known = self.keymap.lookup(event.detail, event.state)
                 if not known:  # a keycode remapped since start (xdotool does that for é)
                     self._refresh_keymap()
@@ -434,7 +450,7 @@ _DEVICE_PRESSES: dict[str, Sequence[Any] | bool] = {
     "core_replies": (0, 0),
     "ext_requests": (0, 0, 0, 0),
     "ext_replies": (0, 0, 0, 0),
-    "delivered_events": (0, 0),
+    "delivered_events": (X.MappingNotify, X.MappingNotify),
     "device_events": (X.KeyPress, X.MotionNotify),
     "errors": (0, 0),
     "client_started": False,
