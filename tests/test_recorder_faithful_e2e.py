@@ -20,8 +20,10 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from typer.testing import CliRunner
 
 from viewfinder.cache import CacheExecutor, ExecutionSettings, ReplayStatus, build_cache
+from viewfinder.cli.app import build_app
 from viewfinder.core.testing import wait_until
 from viewfinder.recorder import PairingSettings, Recorder, X11RecordInput
 from viewfinder.xvfb import Display
@@ -172,6 +174,8 @@ def test_a_drag_is_recorded_with_its_path_and_replayed_as_a_drag(
     assert line["duration_s"] > 0
     path = [point[:2] for point in line["path"]]
     assert path[0] == [350, 200] and path[-1] == [500, 380] and 2 <= len(path) <= 5
+    shown = CliRunner().invoke(build_app(), ["record", "show", str(folder)])
+    assert "drag (350, 200) -> (500, 380)" in shown.output, shown.output
     cache = build_cache(folder)
     assert cache.trajectory[0].input == {
         "action": "left_click_drag",

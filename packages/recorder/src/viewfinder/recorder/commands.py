@@ -41,6 +41,9 @@ def describe(event: Event) -> str:
         return f"{kind} {event.text!r}"
     if event.keys:
         return f"{kind} {'+'.join(event.keys)}"
+    if event.start_position is not None and event.position is not None:
+        start, end = event.start_position, event.position
+        return f"{kind} ({start.x}, {start.y}) -> ({end.x}, {end.y})"
     if event.scroll_dx or event.scroll_dy:
         return f"{kind}{where} dx={event.scroll_dx} dy={event.scroll_dy}"
     mods = f" with {'+'.join(event.modifiers)}" if event.modifiers else ""
