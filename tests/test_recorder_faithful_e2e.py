@@ -225,6 +225,19 @@ def test_each_click_of_a_quick_run_gets_the_frame_from_just_before_it(
             colours.append(frame.convert("RGB").getpixel((455, 25)))
     expected = [TOGGLE_OFF if seq % 2 == 0 else TOGGLE_ON for seq in range(clicks)]
     assert colours == expected
+    # The cache built from it replays on the unchanged app without a pause between
+    # clicks: each check waits for the previous click's repaint (the settle window).
+    cache = build_cache(folder)
+    app.close()
+    fresh = App(display)
+    try:
+        with display.backend() as backend:
+            settings = ExecutionSettings(delay_time_between_actions=0)
+            result = CacheExecutor(backend, settings).run(cache)
+        assert result.status is ReplayStatus.COMPLETED, result.message
+        assert [fresh.next("toggle") for _ in range(clicks)] == states
+    finally:
+        fresh.close()
 
 
 def test_a_layout_switched_while_recording_is_followed(
