@@ -44,7 +44,7 @@ def test_shift_tab_keysym_reads_as_tab_whatever_was_imported_before() -> None:
 
     # A fresh interpreter that imports only the recorder: no other module loads keysym groups.
     code = (
-        "from viewfinder.recorder.x11 import keysym_name; "
+        "from viewfinder.recorder.keymap import keysym_name; "
         "from viewfinder.recorder.keys import key_name; "
         "print(key_name(keysym_name(0xFE20)))"
     )

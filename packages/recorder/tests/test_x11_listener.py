@@ -11,7 +11,7 @@ import pytest
 
 from viewfinder.core import DisplayGoneError
 from viewfinder.recorder import PairingSettings, Recorder, X11RecordInput
-from viewfinder.recorder.x11 import keysym_char, keysym_name
+from viewfinder.recorder.keymap import keysym_char, keysym_name
 from viewfinder.xvfb import Display
 
 
