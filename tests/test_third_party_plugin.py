@@ -90,3 +90,52 @@ def test_docs_show_the_plugin_as_it_is() -> None:
     guide = (ROOT / "docs" / "plugins.md").read_text()
     assert (PLUGIN / "viewfinder_testcard.py").read_text().strip() in guide
     assert (PLUGIN / "pyproject.toml").read_text().strip() in guide
+
+
+@pytest.fixture(scope="module")
+def broken_plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real distribution whose plugin module fails to import, installed on its own."""
+    source = tmp_path_factory.mktemp("broken-src")
+    (source / "pyproject.toml").write_text(
+        '[project]\nname = "viewfinder-broken-example"\nversion = "1.0"\n'
+        '[project.entry-points.viewfinder]\nbrokenexample = "viewfinder_broken_example"\n'
+        '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
+    )
+    (source / "viewfinder_broken_example.py").write_text("import a_module_that_is_not_there\n")
+    target = tmp_path_factory.mktemp("broken-site")
+    uv = shutil.which("uv")
+    command = (
+        [uv, "pip", "install", "--python", sys.executable]
+        if uv
+        else [sys.executable, "-m", "pip", "install"]
+    )
+    subprocess.run(
+        [*command, "--no-deps", "--quiet", "--target", str(target), str(source)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    return target
+
+
+def test_a_plugin_that_fails_to_import_leaves_everything_else_working(
+    broken_plugin_site: Path, tmp_path: Path
+) -> None:
+    version = run_cli(broken_plugin_site, "--version")
+    assert version.returncode == 0, version.stderr
+    warning = version.stderr
+    assert "'brokenexample'" in warning and "'viewfinder-broken-example'" in warning
+    assert "viewfinder_broken_example" in warning  # the entry point
+    assert "a_module_that_is_not_there" in warning
+    assert "VIEWFINDER_DISABLE_PLUGINS=brokenexample" in warning
+    assert warning.count("brokenexample' from") == 1  # reported once
+
+    listed = run_cli(broken_plugin_site, "plugins", "--json")
+    assert listed.returncode == 0, listed.stderr
+    rows = {row["name"]: row for row in json.loads(listed.stdout)}
+    assert "a_module_that_is_not_there" in rows["brokenexample"]["broken"]
+    assert rows["xvfb"]["broken"] is None
+    assert "BROKEN" in run_cli(broken_plugin_site, "plugins").stdout
+
+    backends = run_cli(broken_plugin_site, "backends", "--json")
+    assert backends.returncode == 0 and "xvfb" in backends.stdout

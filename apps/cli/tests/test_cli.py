@@ -125,3 +125,14 @@ def test_plugins_add_sub_commands(viewfinder_plugin) -> None:  # type: ignore[no
     failed = invoke("greet", "fail")
     assert failed.exit_code == 1
     assert "error: the region was wrong" in failed.output
+
+
+@pytest.mark.parametrize("target", ["/proc/nope/x.png", "/dev/null/x.png"])
+def test_capture_to_a_folder_that_cannot_be_made_is_one_clear_line(
+    canvas_backend: Canvas, target: str
+) -> None:
+    result = invoke("capture", "-b", "canvas", "-o", target)
+    assert result.exit_code == 1
+    assert result.output.startswith(f"error: cannot write {target}")
+    assert len(result.output.strip().splitlines()) == 1
+    assert "Traceback" not in result.output

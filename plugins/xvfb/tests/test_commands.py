@@ -7,7 +7,8 @@ import json
 import typer
 from typer.testing import CliRunner
 
-from viewfinder.xvfb import XvfbBackend, find_display, plugin, server
+from viewfinder.xvfb import XvfbBackend, find_display, server
+from viewfinder.xvfb.commands import display_app
 
 runner = CliRunner()
 
@@ -19,7 +20,7 @@ def _app() -> typer.Typer:
     def main() -> None:
         """The root command, as apps/cli builds it."""
 
-    plugin.viewfinder_register_commands(app)
+    app.add_typer(display_app(), name="display")
     return app
 
 

@@ -84,7 +84,3 @@ def capture_command(
             f"{path}  {shot.width}x{shot.height} {shot.format} {len(shot.data)} bytes "
             f"via {shot.source} in {elapsed_ms:.0f} ms"
         )
-
-
-def register(app: typer.Typer) -> None:
-    app.command("capture")(capture_command)

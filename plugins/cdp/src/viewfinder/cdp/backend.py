@@ -61,7 +61,6 @@ class CdpBackend(CaptureBackend):
         full_page: bool = False,
         *,
         timeout: float = DEFAULT_CALL_TIMEOUT,
-        **_: Any,
     ) -> None:
         self.url = url or "about:blank"
         self.cdp_url = resolve_cdp_url(cdp_url)
