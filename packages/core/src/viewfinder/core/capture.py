@@ -148,28 +148,37 @@ def _register(
     specs[name] = BackendSpec(name=name, target=factory, plugin=plugin)
 
 
-def _best_available(specs: Mapping[str, BackendSpec]) -> BackendSpec:
+def _best_available(specs: Mapping[str, BackendSpec], options: Mapping[str, Any]) -> BackendSpec:
     reasons = []
     for spec in sorted(specs.values(), key=lambda s: -s.priority):
         if spec.priority < 0:
             continue
-        availability = spec.availability()
+        accepted, takes_any = spec.options()
+        if not takes_any and set(options) - set(accepted):
+            continue  # made for other options (a page URL is no X display)
+        availability = spec.availability(**options)
         if availability:
             return spec
         reasons.append(f"{spec.name}: {availability.reason}")
     detail = "; ".join(reasons) or "no capture backend plugin is installed"
     raise NoBackendAvailableError(
-        f"no capture backend can capture here ({detail}). Start a display "
-        "(`viewfinder display start`), set DISPLAY, or install Chromium."
+        f"no screen to capture here ({detail}). Set DISPLAY to an X display, or name "
+        "one (`--display :N`, display=':N'; `viewfinder display start` starts one), or "
+        "capture a page with `--backend cdp --url URL` (backend='cdp', url=...)."
     )
 
 
-def resolve_backend(name: str | None = None) -> BackendSpec:
-    """The spec for ``name``, else ``$VIEWFINDER_BACKEND``, else the best available one."""
+def resolve_backend(name: str | None = None, **options: Any) -> BackendSpec:
+    """The spec for ``name``, else ``$VIEWFINDER_BACKEND``, else the best available one.
+
+    The best available one is the backend of highest priority that takes ``options``
+    and says it can capture with them; backends of negative priority (a browser page) are
+    used only by name.
+    """
     specs = backend_specs()
     chosen = name or os.environ.get("VIEWFINDER_BACKEND") or None
     if chosen is None:
-        return _best_available(specs)
+        return _best_available(specs, options)
     if chosen not in specs:
         raise UnknownBackendError(chosen, specs)
     return specs[chosen]
@@ -181,7 +190,7 @@ def get_backend(name: str | None = None, **options: Any) -> CaptureBackend:
     Raises :class:`~viewfinder.core.BackendOptionError` for an option the backend does
     not take, and :class:`~viewfinder.core.PluginError` when its plugin misbehaves.
     """
-    spec = resolve_backend(name)
+    spec = resolve_backend(name, **options)
     accepted, takes_any = spec.options()
     unknown = set(options) - set(accepted)
     if unknown and not takes_any:

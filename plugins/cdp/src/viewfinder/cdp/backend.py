@@ -49,7 +49,8 @@ class CdpBackend(CaptureBackend):
     """
 
     name = "cdp"
-    priority = 10
+    # never picked by itself: a page is captured only when asked for (by name or URL)
+    priority = -1
     supports_act = True
 
     def __init__(
