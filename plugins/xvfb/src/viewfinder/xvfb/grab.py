@@ -38,6 +38,11 @@ PATH_NAMES: dict[str, str] = {
 }
 
 
+def preload() -> None:
+    """Import the XCB bindings now, so that the first grab does not pay for them."""
+    import mss.linux.xshmgetimage  # noqa: F401
+
+
 class ScreenGrab:
     """Frames of one X display as raw BGRX rows or PIL images.
 
