@@ -175,7 +175,7 @@ def preload() -> None:
     """Import what a capture needs, so the first capture of a step does not pay for it."""
     import viewfinder.core.imaging
     import viewfinder.xvfb.grab
-    import viewfinder.xvfb.windows  # noqa: F401
+    import viewfinder.xvfb.windows
 
     viewfinder.xvfb.grab.preload()
 
