@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -66,6 +67,10 @@ def test_installed_plugin_captures(plugin_site: Path, tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     shot = Screenshot.from_file(out)
     assert (shot.width, shot.height) == (800, 600)
+    # docs/plugins.md shows this command's output: the size it states is the real one
+    guide = (ROOT / "docs" / "plugins.md").read_text()
+    shown = re.search(r"^card\.png  800x600 png (\d+) bytes via testcard", guide, re.MULTILINE)
+    assert shown is not None and int(shown.group(1)) == len(shot.data)
     assert shot.pixel(50, 300) == (255, 255, 255)  # first bar
     assert shot.pixel(750, 300) == (0, 0, 0)  # last bar
     assert shot.pixel(550, 10) == (255, 0, 0)  # sixth bar

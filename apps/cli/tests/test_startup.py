@@ -165,3 +165,15 @@ def test_a_target_without_a_module_is_refused() -> None:
     registry = CommandRegistry(cls=LazyGroup)
     with pytest.raises(PluginError, match=r"package\.module:attribute"):
         registry.add_lazy_command("x", "not_a_target", help="x")
+
+
+class _Raising:
+    @hookimpl
+    def viewfinder_register_commands(self, app: Any) -> None:
+        raise RuntimeError("a bug in the plugin")
+
+
+def test_a_command_hook_that_raises_leaves_the_other_commands(viewfinder_plugin) -> None:
+    viewfinder_plugin(_Raising(), "raising-plugin")
+    result = CliRunner().invoke(build_app(), ["display", "--help"])
+    assert result.exit_code == 0, result.output

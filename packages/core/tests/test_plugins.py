@@ -317,3 +317,18 @@ def test_observers_go_through_pluggy_wrappers_run_and_faults_stay_isolated(
     assert wrapper.calls == ["before 640", "after"]  # once, around every observer
     assert [seen.data for seen in log.screenshots] == [shot.data]
     assert "'exploding' raised" in caplog.text
+
+
+def test_a_backend_hook_that_raises_leaves_the_other_backends(
+    viewfinder_plugin: Register, canvas_backend: Canvas, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Raising:
+        @hookimpl
+        def viewfinder_register_capture_backends(self, register: Any) -> None:
+            raise KeyError("plugin bug")
+
+    viewfinder_plugin(Raising(), name="raising-plugin")
+    with caplog.at_level(logging.ERROR):
+        specs = core.backend_specs()
+    assert "canvas" in specs and "xvfb" in specs
+    assert "'raising-plugin' raised" in caplog.text

@@ -18,6 +18,8 @@ from viewfinder.cli.lazy import BUILT_IN, CommandRegistry, LazyGroup
 from viewfinder.core.errors import ViewfinderError
 from viewfinder.core.plugins import hook_per_plugin, plugin_infos
 
+log = logging.getLogger(__name__)
+
 #: Exit status of a command that failed on a viewfinder error (bad input, missing tool...).
 EXIT_ERROR = 1
 
@@ -107,7 +109,16 @@ def register_plugin_commands(app: CommandRegistry) -> None:
     """
     for plugin, hook in hook_per_plugin("viewfinder_register_commands"):
         app.current_plugin = plugin
-        hook(app=app)
+        try:
+            hook(app=app)
+        except ViewfinderError:
+            raise
+        except Exception as exc:  # one plugin's bug must not take the command down
+            log.warning(
+                "plugin %r raised %r while adding its commands; they are left out",
+                plugin,
+                exc,
+            )
     app.current_plugin = BUILT_IN
 
 

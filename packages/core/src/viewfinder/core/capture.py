@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import logging
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -22,6 +23,8 @@ from viewfinder.core.errors import (
 from viewfinder.core.geometry import Region
 from viewfinder.core.plugins import hook_per_plugin
 from viewfinder.core.screenshot import Screenshot
+
+log = logging.getLogger(__name__)
 
 BackendFactory = Callable[..., CaptureBackend]
 #: Where backend authors read what a backend must be; every plugin error points there.
@@ -125,7 +128,16 @@ def backend_specs() -> dict[str, BackendSpec]:
     """Every registered capture backend by name, asking the plugins afresh."""
     specs: dict[str, BackendSpec] = {}
     for plugin, hook in hook_per_plugin("viewfinder_register_capture_backends"):
-        hook(register=functools.partial(_register, specs, plugin))
+        try:
+            hook(register=functools.partial(_register, specs, plugin))
+        except ViewfinderError:
+            raise
+        except Exception:  # one plugin's bug must not hide the other backends
+            log.exception(
+                "plugin %r raised in viewfinder_register_capture_backends; its backends "
+                "are left out (see docs/plugins.md)",
+                plugin,
+            )
     return specs
 
 
