@@ -55,6 +55,10 @@ class ScreenGrab:
         import mss  # the XCB bindings load only when a display is grabbed
         from mss.exception import ScreenShotError
 
+        from viewfinder.core._allocator import keep_frame_buffers
+
+        keep_frame_buffers()  # every grab allocates a frame: reuse, do not re-fault
+
         self.display_name = display_name
         self._errors: tuple[type[BaseException], ...] = (ScreenShotError, OSError)
         self._lock = threading.Lock()
