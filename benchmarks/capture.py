@@ -49,6 +49,7 @@ from PIL import Image
 
 from viewfinder.core import imaging
 from viewfinder.xvfb import Display, XvfbBackend
+from viewfinder.xvfb.grab import ScreenGrab
 from viewfinder.xvfb.testing import HandStartedXvfb
 
 HERE = Path(__file__).parent
@@ -57,6 +58,7 @@ LEVELS = range(1, 10)  # libdeflate's levels on one thread
 THREADED_LEVELS = range(5, 10)  # and on every CPU
 PILLOW_LEVELS = (1, 6, 9)
 THREADS = imaging.png_threads()
+GRAB_RAW = "viewfinder xvfb: grab only (MIT-SHM, raw pixels)"
 GRAB_PNG_B64 = "viewfinder xvfb: grab + PNG + base64"
 STILL = "viewfinder xvfb, still screen: grab + PNG + base64"
 MSS_PNG = "mss: grab + to_png"
@@ -159,7 +161,9 @@ def bench_size(width: int, height: int, repeat: int) -> dict[str, Any]:
             if backend.grab_path != "shm":
                 raise SystemExit(f"expected a MIT-SHM grab, got {backend.grab_path}")
             methods = "methods"
-            cases[methods, "viewfinder xvfb: grab only (MIT-SHM)"] = (backend.grab, lambda _: None)
+            screen = ScreenGrab(display.name)
+            cases[methods, GRAB_RAW] = (screen.raw, lambda _: None)
+            cases[methods, "viewfinder xvfb: grab to a PIL image"] = (backend.grab, lambda _: None)
             cases[methods, "mss: grab only (MIT-SHM)"] = (
                 lambda: sct.grab(monitor),
                 lambda _: None,
@@ -193,7 +197,7 @@ def bench_size(width: int, height: int, repeat: int) -> dict[str, Any]:
             timings = measure_round_robin(cases, repeat)
             if still._still is None or still._still.reused < repeat:
                 raise SystemExit("the still-screen case encoded frames again")
-            for opened in (backend, still, ours_backend):
+            for opened in (backend, still, ours_backend, screen):
                 opened.close()
             sct.close()
             tmp.cleanup()
