@@ -21,7 +21,13 @@ PLUGIN = ROOT / "examples" / "plugin-testcard"
 @pytest.fixture(scope="module")
 def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Install the example plugin (built from source) into a folder of its own."""
-    target = tmp_path_factory.mktemp("site")
+    target = install_into_folder(PLUGIN, tmp_path_factory.mktemp("site"))
+    assert list(target.glob("viewfinder_testcard-*.dist-info"))
+    return target
+
+
+def install_into_folder(source: Path, target: Path) -> Path:
+    """``pip install --target``: the distribution at ``source``, alone, in a folder."""
     uv = shutil.which("uv")
     command = (
         [uv, "pip", "install", "--python", sys.executable]
@@ -29,12 +35,11 @@ def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         else [sys.executable, "-m", "pip", "install"]
     )
     subprocess.run(
-        [*command, "--no-deps", "--quiet", "--target", str(target), str(PLUGIN)],
+        [*command, "--no-deps", "--quiet", "--target", str(target), str(source)],
         check=True,
         capture_output=True,
         timeout=300,
     )
-    assert list(target.glob("viewfinder_testcard-*.dist-info"))
     return target
 
 
@@ -107,20 +112,7 @@ def broken_plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
     )
     (source / "viewfinder_broken_example.py").write_text("import a_module_that_is_not_there\n")
-    target = tmp_path_factory.mktemp("broken-site")
-    uv = shutil.which("uv")
-    command = (
-        [uv, "pip", "install", "--python", sys.executable]
-        if uv
-        else [sys.executable, "-m", "pip", "install"]
-    )
-    subprocess.run(
-        [*command, "--no-deps", "--quiet", "--target", str(target), str(source)],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    return target
+    return install_into_folder(source, tmp_path_factory.mktemp("broken-site"))
 
 
 def test_a_plugin_that_fails_to_import_leaves_everything_else_working(
