@@ -2,7 +2,9 @@
 
 Each benchmark script writes one markdown section to benchmarks/results/<name>.md.
 ``make bench`` runs them all (``--only capture,cache`` for a subset) and joins the
-sections, with the machine they ran on, into docs/benchmarks.md.
+sections, with the machine they ran on, into docs/benchmarks.md. A benchmark that was
+not run keeps the section docs/benchmarks.md already has (each section is marked with
+the name of its script).
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
-BENCHMARKS = ["capture", "codeenv", "recorder", "cache", "browser", "tui"]
+BENCHMARKS = ["capture", "startup", "codeenv", "recorder", "cache", "browser", "tui"]
+DOC = ROOT / "docs" / "benchmarks.md"
+MARKER = "<!-- section: {} -->"
 
 HEADER = """# Benchmarks
 
@@ -43,6 +47,20 @@ def machine() -> str:
     )
 
 
+def published_sections() -> dict[str, str]:
+    """The sections docs/benchmarks.md has now, by benchmark name."""
+    found: dict[str, str] = {}
+    text = DOC.read_text() if DOC.exists() else ""
+    for name in BENCHMARKS:
+        start = text.find(MARKER.format(name))
+        if start < 0:
+            continue
+        start += len(MARKER.format(name))
+        end = text.find("<!-- section: ", start)
+        found[name] = text[start : end if end >= 0 else len(text)].strip()
+    return found
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="comma-separated benchmark names")
@@ -63,12 +81,14 @@ def main() -> int:
         code = subprocess.call([sys.executable, str(script), "--out", str(out)], cwd=ROOT)
         if code:
             failed.append(name)
+    previous = published_sections()
     sections = [HEADER, machine(), ""]
     for name in BENCHMARKS:
         result = RESULTS / f"{name}.md"
-        if result.exists():
-            sections.append(result.read_text().strip() + "\n")
-    (ROOT / "docs" / "benchmarks.md").write_text("\n".join(sections))
+        text = result.read_text().strip() if result.exists() else previous.get(name)
+        if text:
+            sections += [MARKER.format(name), text + "\n"]
+    DOC.write_text("\n".join(sections))
     print(f"wrote docs/benchmarks.md{' (failed: ' + ', '.join(failed) + ')' if failed else ''}")
     return 1 if failed else 0
 

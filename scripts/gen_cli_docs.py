@@ -56,6 +56,8 @@ def _describe(command: Any, path: list[str], out: list[str]) -> None:
         out.append("")
     for sub_name in sorted(getattr(command, "commands", {}) or {}):
         sub = command.commands[sub_name]
+        if hasattr(sub, "load"):  # registered lazily: the reference needs its options
+            sub = sub.load()
         if not getattr(sub, "hidden", False):
             _describe(sub, [*path, sub_name], out)
 

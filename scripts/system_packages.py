@@ -30,6 +30,8 @@ SETUP_SCRIPT = ROOT / "scripts" / "setup-system.sh"
 #: files, and scripts the tests write to temporary folders. The interpreter is checked
 #: by path below. Anything else that no Debian package installed counts as hand-installed.
 _OWN_PREFIXES = (sys.prefix + os.sep, str(ROOT) + os.sep, "/tmp/", "/dev/shm/")
+#: Programs that the setup script installs without apt.
+_OTHER_INSTALLS = {"uv"}  # `python3 -m pip install uv` in scripts/setup-system.sh
 _INTERPRETERS = {
     os.path.realpath(sys.executable),
     os.path.realpath(getattr(sys, "_base_executable", sys.executable)),
@@ -124,6 +126,8 @@ def gaps(programs: Iterable[str], packages: Iterable[str] | None = None) -> list
     provided = provided_packages(setup_packages() if packages is None else packages)
     found = []
     for program in sorted(set(programs)):
+        if os.path.basename(program) in _OTHER_INSTALLS:
+            continue
         path = program if os.path.isabs(program) else shutil.which(program)
         if path is None or not os.path.exists(path):
             found.append(Gap(program, None, None))

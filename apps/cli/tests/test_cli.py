@@ -125,3 +125,74 @@ def test_plugins_add_sub_commands(viewfinder_plugin) -> None:  # type: ignore[no
     failed = invoke("greet", "fail")
     assert failed.exit_code == 1
     assert "error: the region was wrong" in failed.output
+
+
+@pytest.mark.parametrize("target", ["/proc/nope/x.png", "/dev/null/x.png"])
+def test_capture_to_a_folder_that_cannot_be_made_is_one_clear_line(
+    canvas_backend: Canvas, target: str
+) -> None:
+    result = invoke("capture", "-b", "canvas", "-o", target)
+    assert result.exit_code == 1
+    assert result.output.startswith(f"error: cannot write {target}")
+    assert len(result.output.strip().splitlines()) == 1
+    assert "Traceback" not in result.output
+
+
+def test_without_a_display_capture_says_what_to_do_and_invents_no_screen(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("VIEWFINDER_BACKEND", raising=False)
+    monkeypatch.chdir(tmp_path)
+    result = invoke("capture")
+    assert result.exit_code == 1
+    message = result.output
+    assert "DISPLAY" in message and "--display" in message and "--backend cdp --url" in message
+    assert list(tmp_path.iterdir()) == []  # no white page saved as a screenshot
+
+
+@pytest.mark.parametrize(
+    ("name", "magic"),
+    [("shot.png", b"\x89PNG"), ("shot.jpg", b"\xff\xd8\xff"), ("shot.JPEG", b"\xff\xd8\xff")],
+)
+def test_the_output_extension_decides_the_format(
+    canvas_backend: Canvas, tmp_path: Path, name: str, magic: bytes
+) -> None:
+    out = tmp_path / name
+    result = invoke("capture", "-b", "canvas", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes().startswith(magic)
+    webp = tmp_path / "shot.webp"
+    assert invoke("capture", "-b", "canvas", "-o", str(webp)).exit_code == 0
+    assert webp.read_bytes()[8:12] == b"WEBP"
+
+
+def test_an_unknown_extension_or_a_contradicting_format_is_refused(
+    canvas_backend: Canvas, tmp_path: Path
+) -> None:
+    unknown = invoke("capture", "-b", "canvas", "-o", str(tmp_path / "shot.txt"))
+    assert unknown.exit_code == 2 and "image extension" in unknown.output
+    contradiction = invoke("capture", "-b", "canvas", "-f", "jpeg", "-o", str(tmp_path / "a.png"))
+    assert contradiction.exit_code == 2 and "contradicts" in contradiction.output
+    assert list(tmp_path.iterdir()) == []
+    agreeing = invoke("capture", "-b", "canvas", "-f", "jpg", "-o", str(tmp_path / "a.jpeg"))
+    assert agreeing.exit_code == 0, agreeing.output
+
+
+def test_default_names_never_collide(
+    canvas_backend: Canvas, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for _ in range(5):  # well within one second
+        assert invoke("capture", "-b", "canvas").exit_code == 0
+    assert invoke("capture", "-b", "canvas", "-o", str(tmp_path)).exit_code == 0
+    written = sorted(path.name for path in tmp_path.iterdir())
+    assert len(written) == 6 and all(name.startswith("capture-") for name in written)
+
+
+@pytest.mark.parametrize("bad", ["10,10,-5,5", "-1,0,10,10", "0,0,0,10", "", "1,2,3"])
+def test_bad_regions_are_one_line_errors(canvas_backend: Canvas, bad: str) -> None:
+    result = invoke("capture", "-b", "canvas", "--region", bad, "-o", "-")
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("error: ") and "region" in result.output
+    assert len(result.output.strip().splitlines()) == 1

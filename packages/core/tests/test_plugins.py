@@ -175,7 +175,7 @@ def test_best_available_skips_unavailable_and_negative_priority(
 def test_no_backend_available_says_why(
     fresh_manager: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("VIEWFINDER_PLUGINS", "none-at-all")
+    monkeypatch.setenv("VIEWFINDER_PLUGINS", "")  # an empty allow-list: no plugin at all
     monkeypatch.delenv("VIEWFINDER_BACKEND", raising=False)
     with pytest.raises(NoBackendAvailableError, match="no capture backend"):
         core.capture()
@@ -204,3 +204,131 @@ def test_region_outside_the_screen(canvas_backend: Canvas) -> None:
 def test_window_capture_unsupported_is_typed(canvas_backend: Canvas) -> None:
     with pytest.raises(core.CaptureNotSupportedError):
         core.capture("canvas", window=42)
+
+
+# -- plugin faults a plugin author can act on ------------------------------------------
+
+
+class SolidBackend:
+    """What an author used to other projects writes: capture() and close(), no base class."""
+
+    def capture(self, **_: Any) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+def _plugin_registering(name: str, factory: Any) -> object:
+    class Plugin:
+        @hookimpl
+        def viewfinder_register_capture_backends(self, register: Any) -> None:
+            register(name, factory)
+
+    return Plugin()
+
+
+def test_a_factory_that_does_not_make_a_capture_backend(viewfinder_plugin: Register) -> None:
+    viewfinder_plugin(_plugin_registering("solid", SolidBackend), name="solid-plugin")
+    with pytest.raises(PluginError) as caught:
+        core.capture("solid")
+    message = str(caught.value)
+    assert "'solid'" in message and "'solid-plugin'" in message
+    assert "SolidBackend" in message and "CaptureBackend" in message
+    assert "docs/plugins.md" in message
+
+
+def test_a_factory_that_raises(viewfinder_plugin: Register) -> None:
+    def broken_factory() -> CanvasBackend:
+        raise ZeroDivisionError("division by zero in the plugin")
+
+    viewfinder_plugin(_plugin_registering("broken", broken_factory), name="broken-plugin")
+    with pytest.raises(PluginError, match=r"'broken-plugin' failed to start.*ZeroDivisionError"):
+        core.get_backend("broken")
+
+
+def test_a_capture_that_returns_no_screenshot(viewfinder_plugin: Register) -> None:
+    class Liar(CanvasBackend):
+        name = "liar"
+
+        def _capture(self, **_: Any) -> Any:
+            return b"\x89PNG not a Screenshot"
+
+    viewfinder_plugin(_plugin_registering("liar", Liar), name="liar-plugin")
+    with pytest.raises(PluginError, match=r"returned a bytes from _capture.*docs/plugins.md"):
+        core.capture("liar")
+
+
+def test_a_factory_given_as_an_import_path_loads_when_used(viewfinder_plugin: Register) -> None:
+    target = "viewfinder.core.testing:CanvasBackend"
+    viewfinder_plugin(_plugin_registering("by-path", target), name="path-plugin")
+    spec = core.backend_specs()["by-path"]
+    assert spec.target == target
+    assert spec.factory is CanvasBackend
+    assert core.capture("by-path").size == (640, 480)
+    viewfinder_plugin(_plugin_registering("nowhere", "viewfinder.no_such:Thing"), name="gone")
+    with pytest.raises(PluginError, match=r"'gone' cannot be loaded from 'viewfinder.no_such"):
+        core.get_backend("nowhere")
+    viewfinder_plugin(_plugin_registering("no-colon", "just_a_name"), name="colonless")
+    with pytest.raises(PluginError, match="neither a factory nor an import path"):
+        core.backend_specs()
+
+
+def test_unknown_backend_options_list_the_ones_it_takes(canvas_backend: Canvas) -> None:
+    with pytest.raises(core.BackendOptionError) as caught:
+        core.get_backend("canvas", display=":1", colour="red")
+    message = str(caught.value)
+    assert "'colour', 'display'" in message and "its options are: canvas" in message
+
+
+def test_misspelt_plugin_names_in_the_lists_are_errors(
+    fresh_manager: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VIEWFINDER_PLUGINS", "xvfb,msss")
+    with pytest.raises(PluginError, match=r"VIEWFINDER_PLUGINS names plugin 'msss'.*'mss'"):
+        core.get_plugin_manager()
+    core.reset_plugin_manager()
+    monkeypatch.delenv("VIEWFINDER_PLUGINS")
+    monkeypatch.setenv("VIEWFINDER_DISABLE_PLUGINS", "nothing-like-it")
+    with pytest.raises(PluginError, match="VIEWFINDER_DISABLE_PLUGINS names plugin"):
+        core.get_plugin_manager()
+
+
+class Wrapping:
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    @hookimpl(wrapper=True)
+    def viewfinder_screenshot_captured(self, screenshot: Screenshot) -> Iterator[None]:
+        self.calls.append(f"before {screenshot.width}")
+        yield
+        self.calls.append("after")
+
+
+def test_observers_go_through_pluggy_wrappers_run_and_faults_stay_isolated(
+    viewfinder_plugin: Register, canvas_backend: Canvas, caplog: pytest.LogCaptureFixture
+) -> None:
+    wrapper, log = Wrapping(), ScreenshotLog()
+    viewfinder_plugin(wrapper, name="wrapper")
+    viewfinder_plugin(Exploding(), name="exploding")
+    viewfinder_plugin(log, name="log")
+    with caplog.at_level(logging.ERROR):
+        shot = core.capture("canvas")
+    assert wrapper.calls == ["before 640", "after"]  # once, around every observer
+    assert [seen.data for seen in log.screenshots] == [shot.data]
+    assert "'exploding' raised" in caplog.text
+
+
+def test_a_backend_hook_that_raises_leaves_the_other_backends(
+    viewfinder_plugin: Register, canvas_backend: Canvas, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Raising:
+        @hookimpl
+        def viewfinder_register_capture_backends(self, register: Any) -> None:
+            raise KeyError("plugin bug")
+
+    viewfinder_plugin(Raising(), name="raising-plugin")
+    with caplog.at_level(logging.ERROR):
+        specs = core.backend_specs()
+    assert "canvas" in specs and "xvfb" in specs
+    assert "'raising-plugin' raised" in caplog.text

@@ -33,6 +33,6 @@ async def test_display_and_browser_shots_pass_the_hook_once(
         await env.capture("display")
         await env.capture("browser")
     assert observer.seen == [
-        ("xvfb", {"backend": "xvfb", "origin": "tui"}),
+        ("xvfb", {"backend": "xvfb", "origin": "tui", "grab": "shm"}),
         ("cdp", {"backend": "cdp", "origin": "tui"}),
     ]

@@ -7,7 +7,8 @@ import json
 import typer
 from typer.testing import CliRunner
 
-from viewfinder.xvfb import XvfbBackend, find_display, plugin, server
+from viewfinder.xvfb import XvfbBackend, find_display, server
+from viewfinder.xvfb.commands import display_app
 
 runner = CliRunner()
 
@@ -19,7 +20,7 @@ def _app() -> typer.Typer:
     def main() -> None:
         """The root command, as apps/cli builds it."""
 
-    plugin.viewfinder_register_commands(app)
+    app.add_typer(display_app(), name="display")
     return app
 
 
@@ -28,8 +29,8 @@ def test_start_list_stop_one_display(state_dir) -> None:
     started = runner.invoke(app, ["display", "start", "--size", "320x200"])
     assert started.exit_code == 0, started.output
     line = started.output.strip()
-    assert line.startswith("DISPLAY=:")
-    name = line.removeprefix("DISPLAY=")
+    assert line.startswith("export DISPLAY=:")  # so `eval "$(viewfinder display start)"` works
+    name = line.removeprefix("export DISPLAY=")
     record = find_display(name)
     assert record is not None and record.is_alive()
     assert record.framebuffer_path.is_file()
@@ -98,7 +99,7 @@ def test_list_prunes_dead_displays(state_dir, wait_until) -> None:
 
     app = _app()
     name = runner.invoke(app, ["display", "start", "--size", "100x100"]).output.strip()
-    record = find_display(name.removeprefix("DISPLAY="))
+    record = find_display(name.removeprefix("export DISPLAY="))
     assert record is not None
     os.kill(record.pid, signal.SIGKILL)
     wait_until(lambda: not record.is_alive(), "Xvfb to die")

@@ -24,6 +24,7 @@ import pytest
 from viewfinder.core import Region
 from viewfinder.xvfb import Display, XvfbBackend
 from viewfinder.xvfb.grab import ScreenGrab
+from viewfinder.xvfb.testing import HandStartedXvfb
 
 HERE = Path(__file__).parent
 RED = (220, 30, 40)
@@ -33,48 +34,15 @@ FLIP_SIZE = (600, 400)
 CAPTURES = 200
 
 
-class HandStartedXvfb:
-    """``Xvfb -displayfd`` started directly, not through viewfinder."""
-
-    def __init__(self, *extra: str, tcp: bool = False) -> None:
-        read_fd, write_fd = os.pipe()
-        listen = ["-listen", "tcp", "-ac"] if tcp else ["-nolisten", "tcp"]
-        self.process = subprocess.Popen(
-            ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "640x480x24", *listen, *extra],
-            pass_fds=(write_fd,),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        os.close(write_fd)
-        try:
-            number = b""
-            while not number.endswith(b"\n"):
-                ready, _, _ = select.select([read_fd], [], [], 30)
-                chunk = os.read(read_fd, 16) if ready else b""
-                if not chunk:
-                    raise RuntimeError("Xvfb did not report its display number")
-                number += chunk
-        finally:
-            os.close(read_fd)
-        self.number = int(number)
-        self.name = f"127.0.0.1:{self.number}" if tcp else f":{self.number}"
-
-    def env(self) -> dict[str, str]:
-        return {**os.environ, "DISPLAY": self.name}
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
-
-
 @pytest.fixture(scope="module")
 def hand_displays() -> Iterator[dict[str, HandStartedXvfb]]:
     started: dict[str, HandStartedXvfb] = {}
     try:
         started["shm"] = HandStartedXvfb()
         # -noreset: this Xvfb refuses connections for a while after its last client left
-        started["no MIT-SHM extension"] = HandStartedXvfb("-extension", "MIT-SHM", "-noreset")
+        started["no MIT-SHM extension"] = HandStartedXvfb(
+            640, 480, "-extension", "MIT-SHM", "-noreset"
+        )
         started["over TCP"] = HandStartedXvfb(tcp=True)
         yield started
     finally:

@@ -1,25 +1,30 @@
 """The root ``viewfinder`` command: wiring only.
 
 Core commands come from their own modules; every installed package adds its own
-sub-commands through the ``viewfinder_register_commands`` hook.
+sub-commands through the ``viewfinder_register_commands`` hook. Commands are
+registered by import path and imported only when they run (:mod:`viewfinder.cli.lazy`),
+so ``viewfinder --help`` and ``--version`` import none of the packages.
 """
 
 from __future__ import annotations
 
+import logging
 from importlib import metadata
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperGroup
 
-from viewfinder.cli import backends, capture, plugins
-from viewfinder.core import ViewfinderError, get_plugin_manager
+from viewfinder.cli.lazy import BUILT_IN, CommandRegistry, LazyGroup
+from viewfinder.core.errors import ViewfinderError
+from viewfinder.core.plugins import hook_per_plugin, plugin_infos
+
+log = logging.getLogger(__name__)
 
 #: Exit status of a command that failed on a viewfinder error (bad input, missing tool...).
 EXIT_ERROR = 1
 
 
-class ViewfinderGroup(TyperGroup):
+class ViewfinderGroup(LazyGroup):
     """Turns viewfinder errors anywhere below into one clear line and exit status 1."""
 
     def invoke(self, ctx: Any) -> Any:
@@ -30,13 +35,23 @@ class ViewfinderGroup(TyperGroup):
             raise typer.Exit(EXIT_ERROR) from exc
 
 
+#: Distributions that --version always reports, whether or not they carry a plugin.
+_ALWAYS_LISTED = ("viewfinder", "viewfinder-cli", "viewfinder-core")
+
+
 def _versions() -> list[tuple[str, str]]:
+    # The plugin manager has already found every plugin's distribution; asking for
+    # these few by name is much cheaper than reading the metadata of every installed one.
+    names = set(_ALWAYS_LISTED)
+    names.update(info.distribution for info in plugin_infos() if info.distribution)
     found = []
-    for dist in metadata.distributions():
-        name = dist.metadata["Name"] or ""
+    for name in names:
         if name == "viewfinder" or name.startswith("viewfinder-"):
-            found.append((name, dist.version))
-    return sorted(set(found))
+            try:
+                found.append((name, metadata.version(name)))
+            except metadata.PackageNotFoundError:
+                continue
+    return sorted(found)
 
 
 def _print_version(value: bool) -> None:
@@ -50,9 +65,9 @@ def _print_version(value: bool) -> None:
     raise typer.Exit()
 
 
-def build_app() -> typer.Typer:
+def build_app() -> CommandRegistry:
     """Build the ``viewfinder`` command with every installed plugin's sub-commands."""
-    app = typer.Typer(
+    app = CommandRegistry(
         name="viewfinder",
         cls=ViewfinderGroup,
         help="Give AI agents eyes: capture, record, validate and replay what is on screen.",
@@ -75,18 +90,46 @@ def build_app() -> typer.Typer:
     ) -> None:
         """viewfinder: screenshots for agents at the right moment."""
 
-    capture.register(app)
-    backends.register(app)
-    plugins.register(app)
-    get_plugin_manager().hook.viewfinder_register_commands(app=app)
+    app.add_lazy_command("capture", "viewfinder.cli.capture:capture_command", help=CAPTURE_HELP)
+    app.add_lazy_command("backends", "viewfinder.cli.backends:backends_command", help=BACKENDS_HELP)
+    app.add_lazy_command("plugins", "viewfinder.cli.plugins:plugins_command", help=PLUGINS_HELP)
+    register_plugin_commands(app)
     return app
+
+
+CAPTURE_HELP = "Capture one screenshot and write it to a file."
+BACKENDS_HELP = "List the capture backends, whether each is available, and why not."
+PLUGINS_HELP = "List the installed plugins and the hooks they implement."
+
+
+def register_plugin_commands(app: CommandRegistry) -> None:
+    """Call each plugin's ``viewfinder_register_commands`` in turn, through pluggy.
+
+    One plugin at a time, so that a command name two plugins claim names both.
+    """
+    for plugin, hook in hook_per_plugin("viewfinder_register_commands"):
+        app.current_plugin = plugin
+        try:
+            hook(app=app)
+        except ViewfinderError:
+            raise
+        except Exception as exc:  # one plugin's bug must not take the command down
+            log.warning(
+                "plugin %r raised %r while adding its commands; they are left out",
+                plugin,
+                exc,
+            )
+    app.current_plugin = BUILT_IN
 
 
 def main() -> None:
     """Entry point of the ``viewfinder`` console script."""
+    # Warnings of the library (a plugin that failed to import, ...) reach the user once,
+    # on stderr, as one line each.
+    logging.basicConfig(format="%(levelname)s: %(message)s", level=logging.WARNING)
     try:
         app = build_app()
-    except ViewfinderError as exc:  # a broken plugin: say which, do not dump a traceback
+    except ViewfinderError as exc:  # a misconfigured plugin: say which, no traceback
         typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
         raise SystemExit(EXIT_ERROR) from exc
     app()

@@ -35,7 +35,3 @@ def backends_command(as_json: JsonOutput = False) -> None:
         status = "yes" if row["available"] else "no "
         reason = f"  {row['reason']}" if row["reason"] else ""
         typer.echo(f"{row['name']:<{width}}  available: {status}  (plugin {row['plugin']}){reason}")
-
-
-def register(app: typer.Typer) -> None:
-    app.command("backends")(backends_command)

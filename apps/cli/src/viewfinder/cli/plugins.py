@@ -8,20 +8,34 @@ from dataclasses import asdict
 import typer
 
 from viewfinder.cli.options import JsonOutput
-from viewfinder.core import plugin_infos
+from viewfinder.core.plugins import broken_plugins, plugin_infos
 
 
 def plugins_command(as_json: JsonOutput = False) -> None:
-    """List the installed plugins and the hooks they implement."""
+    """List the installed plugins and the hooks they implement.
+
+    A plugin that failed to import is listed as broken, with the error; the others work.
+    """
     infos = plugin_infos()
+    broken = broken_plugins()
     if as_json:
-        typer.echo(json.dumps([asdict(info) for info in infos], indent=2))
+        rows = [{**asdict(info), "broken": None} for info in infos]
+        rows += [
+            {
+                "name": plugin.name,
+                "distribution": plugin.distribution,
+                "version": None,
+                "hooks": [],
+                "broken": plugin.error,
+            }
+            for plugin in broken
+        ]
+        typer.echo(json.dumps(sorted(rows, key=lambda row: str(row["name"])), indent=2))
         return
     for info in infos:
         origin = f"{info.distribution} {info.version}" if info.distribution else "in-process"
         hooks = ", ".join(info.hooks) or "(no hooks)"
         typer.echo(f"{info.name}  [{origin}]\n    {hooks}")
-
-
-def register(app: typer.Typer) -> None:
-    app.command("plugins")(plugins_command)
+    for plugin in broken:
+        origin = plugin.distribution or "unknown distribution"
+        typer.echo(f"{plugin.name}  [{origin}]  BROKEN\n    {plugin.error} ({plugin.entry_point})")

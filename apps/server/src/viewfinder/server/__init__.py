@@ -7,30 +7,8 @@
 ...     env.step("import tkinter; tkinter.Tk(); capture_screenshot()").observation.screenshot
 """
 
-from viewfinder.server.app import create_app
-from viewfinder.server.client import AsyncCodingEnv, CodingEnv
-from viewfinder.server.errors import (
-    CapacityReachedError,
-    DockerUnavailableError,
-    EnvServerError,
-    InsecureBindError,
-    ServerConnectionError,
-    ServerError,
-)
-from viewfinder.server.local import LocalServer
-from viewfinder.server.settings import TOKEN_ENV, ServerSettings
+import lazy_loader
 
-__all__ = [
-    "TOKEN_ENV",
-    "AsyncCodingEnv",
-    "CapacityReachedError",
-    "CodingEnv",
-    "DockerUnavailableError",
-    "EnvServerError",
-    "InsecureBindError",
-    "LocalServer",
-    "ServerConnectionError",
-    "ServerError",
-    "ServerSettings",
-    "create_app",
-]
+# Names are imported on first use: `viewfinder --help` and the plugin manager import this
+# package without paying for what its modules import (the stub lists the names).
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -9,7 +9,9 @@ from viewfinder.core import hookimpl
 
 @hookimpl
 def viewfinder_register_commands(app: Any) -> None:
-    # typer is imported only here, so the server package loads without the CLI.
-    from viewfinder.server.serve_command import register
-
-    register(app)
+    # imported when `viewfinder serve` runs, so other commands do not pay for it
+    app.add_lazy_command(
+        "serve",
+        "viewfinder.server.serve_command:serve",
+        help="Serve code env sessions (HTTP and WebSocket, the OpenEnv wire protocol).",
+    )

@@ -9,7 +9,9 @@ from viewfinder.core import hookimpl
 
 @hookimpl
 def viewfinder_register_commands(app: Any) -> None:
-    # typer is imported only here (through cli), so the package loads without it.
-    from viewfinder.browser.cli import browser_app
-
-    app.add_typer(browser_app(), name="browser")
+    # imported when `viewfinder browser` runs, so other commands do not pay for it
+    app.add_lazy_typer(
+        "browser",
+        "viewfinder.browser.cli:browser_app",
+        help="Drive a browser page with Python snippets; screenshots come back as images.",
+    )

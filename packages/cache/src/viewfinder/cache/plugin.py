@@ -9,7 +9,9 @@ from viewfinder.core import hookimpl
 
 @hookimpl
 def viewfinder_register_commands(app: Any) -> None:
-    # typer is imported only here (through cli), so the package loads without it.
-    from viewfinder.cache.cli import cache_app
-
-    app.add_typer(cache_app(), name="cache")
+    # imported when `viewfinder cache` runs, so other commands do not pay for it
+    app.add_lazy_typer(
+        "cache",
+        "viewfinder.cache.cli:cache_app",
+        help="Trajectory cache files: build, show, check against the screen, replay.",
+    )

@@ -9,7 +9,10 @@ from viewfinder.core import hookimpl
 
 @hookimpl
 def viewfinder_register_commands(app: Any) -> None:
-    # typer is imported only here, so the code env works without the CLI installed.
-    from viewfinder.codeenv.exec_command import register
-
-    register(app)
+    # imported when `viewfinder exec` runs, so other commands do not pay for it
+    app.add_lazy_command(
+        "exec",
+        "viewfinder.codeenv.exec_command:exec_file",
+        help="Run FILE in a fresh code env on a virtual display; capture_screenshot() works "
+        "inside.",
+    )

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from viewfinder.core.errors import CaptureNotSupportedError
+from viewfinder.core.errors import CaptureNotSupportedError, PluginError
 from viewfinder.core.event import Event
 from viewfinder.core.geometry import Region
 from viewfinder.core.imaging import ImageFormat, normalize_format
@@ -76,8 +76,19 @@ class CaptureBackend(ABC):
         ``context`` is passed on to the ``viewfinder_screenshot_captured`` observers.
         """
         fmt = normalize_format(format)
-        shot = self._capture(region=region, window=window, format=fmt, quality=quality)
+        shot = self._checked(
+            self._capture(region=region, window=window, format=fmt, quality=quality)
+        )
         publish_screenshot(shot, self._context(context))
+        return shot
+
+    def _checked(self, shot: object) -> Screenshot:
+        if not isinstance(shot, Screenshot):
+            raise PluginError(
+                f"capture backend {self.name!r} ({type(self).__module__}."
+                f"{type(self).__qualname__}) returned a {type(shot).__name__} from _capture(), "
+                "not a viewfinder.core.Screenshot (see docs/plugins.md)"
+            )
         return shot
 
     async def acapture(
@@ -91,7 +102,9 @@ class CaptureBackend(ABC):
     ) -> Screenshot:
         """Async :meth:`capture`; by default runs the sync capture in a worker thread."""
         fmt = normalize_format(format)
-        shot = await self._acapture(region=region, window=window, format=fmt, quality=quality)
+        shot = self._checked(
+            await self._acapture(region=region, window=window, format=fmt, quality=quality)
+        )
         publish_screenshot(shot, self._context(context))
         return shot
 

@@ -2,32 +2,65 @@
 
 from __future__ import annotations
 
+import functools
+import importlib
+import inspect
+import logging
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from viewfinder.core.backend import Availability, CaptureBackend
 from viewfinder.core.errors import (
+    BackendOptionError,
     BackendUnavailableError,
     NoBackendAvailableError,
     PluginError,
     UnknownBackendError,
+    ViewfinderError,
 )
 from viewfinder.core.geometry import Region
-from viewfinder.core.plugins import get_plugin_manager
+from viewfinder.core.plugins import hook_per_plugin
 from viewfinder.core.screenshot import Screenshot
 
+log = logging.getLogger(__name__)
+
 BackendFactory = Callable[..., CaptureBackend]
+#: Where backend authors read what a backend must be; every plugin error points there.
+PLUGIN_GUIDE = "docs/plugins.md"
 
 
 @dataclass(frozen=True)
 class BackendSpec:
-    """A registered backend: its name, factory and the plugin that registered it."""
+    """A registered backend: its name, factory and the plugin that registered it.
+
+    ``target`` is the factory, or the import path ``"package.module:Class"`` of one,
+    imported when the backend is first needed (so a command that captures with one
+    backend does not import the others' dependencies).
+    """
 
     name: str
-    factory: BackendFactory
+    target: BackendFactory | str
     plugin: str
+
+    @functools.cached_property
+    def factory(self) -> BackendFactory:
+        """The factory (imported now when it was registered by import path)."""
+        if not isinstance(self.target, str):
+            return self.target
+        module_name, _, attribute = self.target.partition(":")
+        try:
+            factory = getattr(importlib.import_module(module_name), attribute)
+        except (ImportError, AttributeError) as exc:
+            raise PluginError(
+                f"capture backend {self.name!r} of plugin {self.plugin!r} cannot be loaded "
+                f"from {self.target!r}: {exc!r}; reinstall the plugin, or skip it with "
+                f"VIEWFINDER_DISABLE_PLUGINS={self.plugin}"
+            ) from exc
+        if not callable(factory):
+            raise _not_callable(self.plugin, self.name, factory)
+        return cast(BackendFactory, factory)
 
     @property
     def priority(self) -> int:
@@ -35,72 +68,149 @@ class BackendSpec:
 
     def availability(self, **options: Any) -> Availability:
         """Ask the factory's ``availability(**options)`` (yes when it has none)."""
-        check = getattr(self.factory, "availability", None)
+        try:
+            check = getattr(self.factory, "availability", None)
+        except PluginError as exc:
+            return Availability.no(str(exc))
         if check is None:
             return Availability.yes()
         try:
-            return check(**options)
+            return cast(Availability, check(**options))
         except Exception as exc:  # a broken check must not hide the other backends
             return Availability.no(f"availability check failed: {exc!r}")
+
+    def options(self) -> tuple[list[str], bool]:
+        """The keyword options the factory takes, and whether it takes any (``**kwargs``)."""
+        try:
+            parameters = inspect.signature(self.factory).parameters.values()
+        except (TypeError, ValueError):  # no signature to read: let the factory judge
+            return [], True
+        names = [
+            p.name
+            for p in parameters
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "self"
+        ]
+        return names, any(p.kind is p.VAR_KEYWORD for p in parameters)
+
+    def create(self, **options: Any) -> CaptureBackend:
+        """A backend made by the factory, checked to be one; plugin faults as PluginError."""
+        accepted, takes_any = self.options()
+        unknown = set(options) - set(accepted)
+        if unknown and not takes_any:
+            raise BackendOptionError(self.name, unknown, accepted)
+        try:
+            instance = self.factory(**options)
+        except ViewfinderError:
+            raise
+        except Exception as exc:
+            raise PluginError(
+                f"capture backend {self.name!r} of plugin {self.plugin!r} failed to start: "
+                f"{exc!r}. Its factory must return a CaptureBackend or raise a viewfinder "
+                f"error (see {PLUGIN_GUIDE})"
+            ) from exc
+        if not isinstance(instance, CaptureBackend):
+            raise PluginError(
+                f"capture backend {self.name!r} of plugin {self.plugin!r} made a "
+                f"{type(instance).__name__}, not a viewfinder.core.CaptureBackend: subclass "
+                f"CaptureBackend and implement _capture() (see {PLUGIN_GUIDE})"
+            )
+        return instance
+
+
+def _not_callable(plugin: str, name: str, factory: object) -> PluginError:
+    return PluginError(
+        f"plugin {plugin!r} registered backend {name!r} with a factory that is not "
+        f"callable: {factory!r} (see {PLUGIN_GUIDE})"
+    )
 
 
 def backend_specs() -> dict[str, BackendSpec]:
     """Every registered capture backend by name, asking the plugins afresh."""
-    hook = get_plugin_manager().hook.viewfinder_register_capture_backends
     specs: dict[str, BackendSpec] = {}
-    for impl in hook.get_hookimpls():
-
-        def register(name: str, factory: BackendFactory, _plugin: str = impl.plugin_name) -> None:
-            if not callable(factory):
-                raise PluginError(
-                    f"plugin {_plugin!r} registered backend {name!r} with a "
-                    f"factory that is not callable: {factory!r}"
-                )
-            if name in specs and specs[name].plugin != _plugin:
-                raise PluginError(
-                    f"capture backend {name!r} is registered by both {specs[name].plugin!r} "
-                    f"and {_plugin!r}; disable one with VIEWFINDER_DISABLE_PLUGINS"
-                )
-            specs[name] = BackendSpec(name=name, factory=factory, plugin=_plugin)
-
-        impl.function(register)
+    for plugin, hook in hook_per_plugin("viewfinder_register_capture_backends"):
+        try:
+            hook(register=functools.partial(_register, specs, plugin))
+        except ViewfinderError:
+            raise
+        except Exception:  # one plugin's bug must not hide the other backends
+            log.exception(
+                "plugin %r raised in viewfinder_register_capture_backends; its backends "
+                "are left out (see docs/plugins.md)",
+                plugin,
+            )
     return specs
 
 
-def _best_available(specs: Mapping[str, BackendSpec]) -> BackendSpec:
+def _register(
+    specs: dict[str, BackendSpec], plugin: str, name: str, factory: BackendFactory | str
+) -> None:
+    """The ``register(name, factory)`` callback handed to one plugin."""
+    if not isinstance(factory, str) and not callable(factory):
+        raise _not_callable(plugin, name, factory)
+    if isinstance(factory, str) and ":" not in factory:
+        raise PluginError(
+            f"plugin {plugin!r} registered backend {name!r} as {factory!r}, which is "
+            f"neither a factory nor an import path 'package.module:Class' (see {PLUGIN_GUIDE})"
+        )
+    if name in specs and specs[name].plugin != plugin:
+        raise PluginError(
+            f"capture backend {name!r} is registered by both {specs[name].plugin!r} "
+            f"and {plugin!r}; disable one with VIEWFINDER_DISABLE_PLUGINS"
+        )
+    specs[name] = BackendSpec(name=name, target=factory, plugin=plugin)
+
+
+def _best_available(specs: Mapping[str, BackendSpec], options: Mapping[str, Any]) -> BackendSpec:
     reasons = []
     for spec in sorted(specs.values(), key=lambda s: -s.priority):
         if spec.priority < 0:
             continue
-        availability = spec.availability()
+        accepted, takes_any = spec.options()
+        if not takes_any and set(options) - set(accepted):
+            continue  # made for other options (a page URL is no X display)
+        availability = spec.availability(**options)
         if availability:
             return spec
         reasons.append(f"{spec.name}: {availability.reason}")
     detail = "; ".join(reasons) or "no capture backend plugin is installed"
     raise NoBackendAvailableError(
-        f"no capture backend can capture here ({detail}). Start a display "
-        "(`viewfinder display start`), set DISPLAY, or install Chromium."
+        f"no screen to capture here ({detail}). Set DISPLAY to an X display, or name "
+        "one (`--display :N`, display=':N'; `viewfinder display start` starts one), or "
+        "capture a page with `--backend cdp --url URL` (backend='cdp', url=...)."
     )
 
 
-def resolve_backend(name: str | None = None) -> BackendSpec:
-    """The spec for ``name``, else ``$VIEWFINDER_BACKEND``, else the best available one."""
+def resolve_backend(name: str | None = None, **options: Any) -> BackendSpec:
+    """The spec for ``name``, else ``$VIEWFINDER_BACKEND``, else the best available one.
+
+    The best available one is the backend of highest priority that takes ``options``
+    and says it can capture with them; backends of negative priority (a browser page) are
+    used only by name.
+    """
     specs = backend_specs()
     chosen = name or os.environ.get("VIEWFINDER_BACKEND") or None
     if chosen is None:
-        return _best_available(specs)
+        return _best_available(specs, options)
     if chosen not in specs:
         raise UnknownBackendError(chosen, specs)
     return specs[chosen]
 
 
 def get_backend(name: str | None = None, **options: Any) -> CaptureBackend:
-    """Create a capture backend (see :func:`resolve_backend`) with backend ``options``."""
-    spec = resolve_backend(name)
+    """Create a capture backend (see :func:`resolve_backend`) with backend ``options``.
+
+    Raises :class:`~viewfinder.core.BackendOptionError` for an option the backend does
+    not take, and :class:`~viewfinder.core.PluginError` when its plugin misbehaves.
+    """
+    spec = resolve_backend(name, **options)
+    accepted, takes_any = spec.options()
+    unknown = set(options) - set(accepted)
+    if unknown and not takes_any:
+        raise BackendOptionError(spec.name, unknown, accepted)
     availability = spec.availability(**options)
     if not availability:
         raise BackendUnavailableError(spec.name, availability.reason)
-    return spec.factory(**options)
+    return spec.create(**options)
 
 
 def capture(

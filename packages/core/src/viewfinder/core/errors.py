@@ -84,3 +84,26 @@ class PluginError(ViewfinderError):
 
 class EventFormatError(ViewfinderError, ValueError):
     """An action in another format (computer-use input, manifest line) cannot be read."""
+
+
+class BackendOptionError(ViewfinderError, TypeError):
+    """A capture backend was given an option it does not take."""
+
+    def __init__(self, name: str, unknown: Iterable[str], accepted: Iterable[str]) -> None:
+        self.name = name
+        self.unknown = sorted(unknown)
+        self.accepted = sorted(accepted)
+        super().__init__(
+            f"capture backend {name!r} takes no option {', '.join(map(repr, self.unknown))}; "
+            f"its options are: {', '.join(self.accepted) or '(none)'}"
+        )
+
+
+class OutputPathError(ViewfinderError, OSError):
+    """A file or folder could not be written where the user asked."""
+
+    def __init__(self, path: object, reason: str) -> None:
+        self.path = path
+        super().__init__(
+            f"cannot write {path}: {reason}; choose a folder you can write to (or create it)"
+        )

@@ -56,12 +56,18 @@ class Region(BaseModel):
             if "x" in cleaned and "+" in cleaned:
                 size, left, top = cleaned.split("+")
                 across, down = size.split("x")
-                return cls(x=int(left), y=int(top), width=int(across), height=int(down))
-            x, y, w, h = (int(part) for part in cleaned.split(","))
+                x, y, w, h = int(left), int(top), int(across), int(down)
+            else:
+                x, y, w, h = (int(part) for part in cleaned.split(","))
         except ValueError as exc:
             raise RegionError(
                 f"cannot read region {text!r}: write it as X,Y,WIDTH,HEIGHT (e.g. 10,20,300,200)"
             ) from exc
+        if x < 0 or y < 0 or w <= 0 or h <= 0:
+            raise RegionError(
+                f"region {text!r} is not on a screen: X and Y must be 0 or more, WIDTH and "
+                "HEIGHT more than 0 (e.g. 10,20,300,200)"
+            )
         return cls(x=x, y=y, width=w, height=h)
 
     @classmethod

@@ -26,19 +26,25 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 #: ``register(name, factory)``: the callback handed to
 #: :func:`viewfinder_register_capture_backends`.
-RegisterBackend = Callable[[str, Callable[..., "CaptureBackend"]], None]
+RegisterBackend = Callable[[str, "Callable[..., CaptureBackend] | str"], None]
 
 
 @hookspec
 def viewfinder_register_capture_backends(register: RegisterBackend) -> None:
     """Register capture backends by calling ``register(name, factory)`` once per backend.
 
-    ``factory(**options)`` returns a :class:`~viewfinder.core.CaptureBackend`. When the
-    factory has an ``availability(**options)`` callable (a backend class has), ``viewfinder
-    backends`` and backend selection use it; an integer ``priority`` attribute orders the
-    choice of "best available" backend (higher first; below zero: never picked unless
-    named). Every implementation is called; results are ignored. Called again whenever the
-    backend table is needed, so plugins registered later are seen.
+    ``factory(**options)`` returns a :class:`~viewfinder.core.CaptureBackend` (anything
+    else is a :class:`~viewfinder.core.PluginError` naming the plugin). ``factory`` may
+    also be the import path ``"package.module:Class"``, imported only when the backend is
+    needed, so that a capture with another backend does not import this one's
+    dependencies. When the factory has an ``availability(**options)`` callable (a backend
+    class has), ``viewfinder backends`` and backend selection use it; an integer
+    ``priority`` attribute orders the choice of "best available" backend (higher first;
+    below zero: never picked unless named). The keyword parameters of the factory are the
+    backend's options: an option it does not take is refused with
+    :class:`~viewfinder.core.BackendOptionError`. Every implementation is called; results
+    are ignored. Called again whenever the backend table is needed, so plugins
+    registered later are seen.
     """
 
 
@@ -46,9 +52,13 @@ def viewfinder_register_capture_backends(register: RegisterBackend) -> None:
 def viewfinder_register_commands(app: Any) -> None:
     """Add sub-commands to the ``viewfinder`` command.
 
-    ``app`` is the root ``typer.Typer``; call ``app.add_typer(sub_app, name=...)`` or
-    ``app.command()(fn)``. Import typer inside the implementation, not at module level,
-    so the plugin stays importable without the CLI. Every implementation is called.
+    ``app`` is the root ``typer.Typer``. Register by import path, so the command's module
+    is imported only when it runs and ``viewfinder --help`` stays fast:
+    ``app.add_lazy_typer(name, "package.module:make_app", help=...)`` for a group of
+    sub-commands, ``app.add_lazy_command(name, "package.module:function", help=...)`` for
+    one command. ``app.add_typer(sub_app, name=...)`` and ``app.command()(fn)`` work too
+    (imported at once). A name that another plugin registered already is a
+    :class:`~viewfinder.core.PluginError` naming both. Every implementation is called.
     """
 
 

@@ -32,7 +32,7 @@ from typing import Literal
 import deflate
 from PIL import Image
 
-from viewfinder.core import _deflate_parts
+from viewfinder.core import _allocator, _deflate_parts
 from viewfinder.core.errors import ScreenshotDecodeError
 
 ImageFormat = Literal["png", "jpeg", "webp"]
@@ -109,6 +109,7 @@ def encode_png(
     rows (default: the CPUs this process may use, at most :data:`PNG_MAX_THREADS`);
     images under :data:`PNG_PARALLEL_MIN_BYTES` of rows always use one.
     """
+    _allocator.keep_frame_buffers()  # once: frame-sized blocks reused, not re-faulted
     threads = png_threads() if threads is None else threads
     if threads < 1:
         raise ValueError(f"threads must be at least 1, not {threads}")

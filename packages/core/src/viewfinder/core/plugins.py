@@ -2,8 +2,11 @@
 
 Plugins are found in the ``viewfinder`` entry point group. ``VIEWFINDER_PLUGINS``
 (comma-separated names) loads only those; ``VIEWFINDER_DISABLE_PLUGINS`` skips the
-named ones. Nothing is loaded at import time: the first call to
-:func:`get_plugin_manager` does it.
+named ones; a name in either that no installed plugin has is an error. Nothing is
+loaded at import time: the first call to :func:`get_plugin_manager` does it.
+
+A plugin that fails to import is reported once (:func:`broken_plugins`, a logged
+warning, ``viewfinder plugins``) and left out; everything else keeps working.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import difflib
 import logging
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
@@ -31,6 +34,9 @@ log = logging.getLogger(__name__)
 _lock = threading.RLock()
 _manager: pluggy.PluginManager | None = None
 _distributions: dict[str, tuple[str, str]] = {}
+_broken: dict[str, BrokenPlugin] = {}
+#: The hook whose implementations are isolated from each other (see ViewfinderPlugins).
+_OBSERVER_HOOK = "viewfinder_screenshot_captured"
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,58 @@ class PluginInfo:
     hooks: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class BrokenPlugin:
+    """An installed plugin that could not be imported, and why."""
+
+    name: str
+    distribution: str | None
+    entry_point: str
+    error: str
+
+    def __str__(self) -> str:
+        origin = f" from distribution {self.distribution!r}" if self.distribution else ""
+        return (
+            f"plugin {self.name!r}{origin} (entry point {self.entry_point}) failed to import: "
+            f"{self.error}; it is left out. Reinstall or fix it, or skip it with "
+            f"VIEWFINDER_DISABLE_PLUGINS={self.name}"
+        )
+
+
+class ViewfinderPlugins(pluggy.PluginManager):
+    """pluggy's manager, with every screenshot observer isolated from the others.
+
+    Each plain implementation of ``viewfinder_screenshot_captured`` is wrapped when its
+    plugin registers, so one that raises is logged and the capture and the other
+    observers go on; the hook is still called through pluggy (wrappers run as usual).
+    """
+
+    def register(self, plugin: object, name: str | None = None) -> str | None:
+        registered = super().register(plugin, name)
+        caller = getattr(self.hook, _OBSERVER_HOOK, None)
+        if registered is not None and isinstance(caller, pluggy.HookCaller):
+            for impl in caller.get_hookimpls():
+                if impl.plugin is plugin and not (impl.hookwrapper or impl.wrapper):
+                    # pluggy calls impl.function by the argument names it read from the
+                    # original: the wrapper passes them on unchanged
+                    impl.function = _isolated(impl.function, impl.plugin_name)  # type: ignore[misc]
+        return registered
+
+
+def _isolated(function: Any, plugin_name: str) -> Any:
+    if getattr(function, "_viewfinder_isolated", False):
+        return function
+
+    def observe(*args: Any, **kwargs: Any) -> None:
+        try:
+            function(*args, **kwargs)
+        except Exception:  # observers must never break the capture
+            log.exception("screenshot observer %r raised; ignored", plugin_name)
+
+    observe._viewfinder_isolated = True  # type: ignore[attr-defined]
+    return observe
+
+
 def _names_from_env(variable: str) -> set[str] | None:
     raw = os.environ.get(variable)
     if raw is None:
@@ -53,24 +111,51 @@ def _names_from_env(variable: str) -> set[str] | None:
 def _load_entry_points(manager: pluggy.PluginManager) -> None:
     allowed = _names_from_env("VIEWFINDER_PLUGINS")
     disabled = _names_from_env("VIEWFINDER_DISABLE_PLUGINS") or set()
-    for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+    entry_points = list(metadata.entry_points(group=ENTRY_POINT_GROUP))
+    _check_named_plugins(allowed, disabled, {entry_point.name for entry_point in entry_points})
+    for entry_point in entry_points:
         name = entry_point.name
         if (allowed is not None and name not in allowed) or name in disabled:
             manager.set_blocked(name)
             continue
         if manager.get_plugin(name) is not None or manager.is_blocked(name):
             continue
+        dist = entry_point.dist
         try:
             plugin = entry_point.load()
         except Exception as exc:  # any import error in third-party code
-            raise PluginError(
-                f"plugin {name!r} ({entry_point.value}) failed to import: {exc!r}. "
-                f"Fix or uninstall it, or skip it with VIEWFINDER_DISABLE_PLUGINS={name}"
-            ) from exc
+            broken = BrokenPlugin(
+                name, dist.name if dist else None, f"{name} = {entry_point.value}", repr(exc)
+            )
+            _broken[name] = broken
+            log.warning("%s", broken)
+            continue
         register_plugin(plugin, name=name, manager=manager, check=False)
-        if entry_point.dist is not None:
-            _distributions[name] = (entry_point.dist.name, entry_point.dist.version)
+        if dist is not None:
+            _distributions[name] = (dist.name, dist.version)
     check_plugins(manager)
+
+
+def _check_named_plugins(allowed: set[str] | None, disabled: set[str], installed: set[str]) -> None:
+    """A name in the allow- or block-list that no installed plugin has is a mistake."""
+    for variable, names in (
+        ("VIEWFINDER_PLUGINS", allowed),
+        ("VIEWFINDER_DISABLE_PLUGINS", disabled),
+    ):
+        for name in sorted((names or set()) - installed):
+            close = difflib.get_close_matches(name, sorted(installed), n=1)
+            hint = (
+                f"did you mean {close[0]!r}?"
+                if close
+                else f"installed: {', '.join(sorted(installed))}"
+            )
+            raise PluginError(f"{variable} names plugin {name!r}, which is not installed; {hint}")
+
+
+def broken_plugins() -> list[BrokenPlugin]:
+    """The installed plugins that failed to import (loading the plugins first)."""
+    get_plugin_manager()
+    return [_broken[name] for name in sorted(_broken)]
 
 
 def get_plugin_manager() -> pluggy.PluginManager:
@@ -80,7 +165,7 @@ def get_plugin_manager() -> pluggy.PluginManager:
         return _manager
     with _lock:
         if _manager is None:
-            manager = pluggy.PluginManager(hookspecs.PROJECT)
+            manager = ViewfinderPlugins(hookspecs.PROJECT)
             manager.add_hookspecs(hookspecs)
             _load_entry_points(manager)
             _manager = manager
@@ -97,6 +182,7 @@ def reset_plugin_manager() -> None:
     with _lock:
         _manager = None
         _distributions.clear()
+        _broken.clear()
 
 
 def register_plugin(
@@ -176,13 +262,27 @@ def plugin_infos() -> list[PluginInfo]:
 def publish_screenshot(screenshot: Screenshot, context: Mapping[str, Any]) -> None:
     """Hand a capture to every ``viewfinder_screenshot_captured`` observer, each isolated.
 
-    An observer that raises is logged and skipped; the capture and the other observers
-    go on.
+    Called through pluggy (so wrappers run); an observer that raises is logged and
+    skipped, and the capture and the other observers go on.
     """
-    caller = get_plugin_manager().hook.viewfinder_screenshot_captured
-    arguments = {"screenshot": screenshot, "context": context}
-    for impl in reversed(caller.get_hookimpls()):
-        try:
-            impl.function(*(arguments[name] for name in impl.argnames))
-        except Exception:  # observers must never break the capture
-            log.exception("screenshot observer %r raised; ignored", impl.plugin_name)
+    hook = get_plugin_manager().hook.viewfinder_screenshot_captured
+    try:
+        hook(screenshot=screenshot, context=context)
+    except Exception:  # a wrapper observer that raised: still never the capture's problem
+        log.exception("a screenshot observer wrapper raised; ignored")
+
+
+def hook_per_plugin(hook_name: str) -> Iterator[tuple[str, Callable[..., list[Any]]]]:
+    """Hook ``hook_name`` of one plugin at a time: yields (plugin name, its hook caller).
+
+    For registration hooks, where what a plugin registers must be credited to it (two
+    plugins claiming one name is an error naming both). Each caller goes through pluggy,
+    with the wrappers of every plugin around that one plugin's implementation.
+    """
+    manager = get_plugin_manager()
+    implementations = getattr(manager.hook, hook_name).get_hookimpls()
+    plain = [impl for impl in implementations if not (impl.hookwrapper or impl.wrapper)]
+    everyone = {impl.plugin for impl in plain}
+    for impl in reversed(plain):  # pluggy's own calling order
+        others = [plugin for plugin in everyone if plugin is not impl.plugin]
+        yield impl.plugin_name, manager.subset_hook_caller(hook_name, remove_plugins=others)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import os
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,7 +22,7 @@ from pydantic import (
 )
 
 from viewfinder.core import imaging
-from viewfinder.core.errors import RegionError, ScreenshotDecodeError
+from viewfinder.core.errors import OutputPathError, RegionError, ScreenshotDecodeError
 from viewfinder.core.geometry import Region
 from viewfinder.core.imaging import ImageFormat
 
@@ -166,6 +167,7 @@ class Screenshot(BaseModel):
         """Write the image bytes to ``path`` atomically and return the path.
 
         A directory gets a generated file name; a name without a suffix gets the format's.
+        Raises :class:`~viewfinder.core.errors.OutputPathError` when it cannot be written.
         """
         target = Path(path)
         if target.is_dir():
@@ -173,10 +175,15 @@ class Screenshot(BaseModel):
             target = target / f"{self.source}-{stamp}.{self.extension}"
         elif not target.suffix:
             target = target.with_suffix(f".{self.extension}")
-        target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
-        tmp.write_bytes(self.data)
-        os.replace(tmp, target)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(self.data)
+            os.replace(tmp, target)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+            raise OutputPathError(target, exc.strerror or str(exc)) from exc
         return target
 
     @property

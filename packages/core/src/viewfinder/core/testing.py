@@ -9,6 +9,7 @@ pytest fixtures live in :mod:`viewfinder.core.pytest_plugin`.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable, Collection, Mapping
@@ -45,7 +46,7 @@ class CanvasBackend(CaptureBackend):
     name = "canvas"
     priority = -1  # only when asked for by name
 
-    def __init__(self, canvas: Canvas | None = None, **_: Any) -> None:
+    def __init__(self, canvas: Canvas | None = None) -> None:
         self.canvas = canvas or Canvas()
 
     supports_act = True
@@ -103,11 +104,8 @@ class CanvasPlugin:
 
     @hookimpl
     def viewfinder_register_capture_backends(self, register: Callable[..., None]) -> None:
-        canvas = self.canvas
-
-        def factory(**options: Any) -> CanvasBackend:
-            return CanvasBackend(canvas, **options)
-
+        # bound to this canvas; its options are CanvasBackend's (none)
+        factory = functools.partial(CanvasBackend, canvas=self.canvas)
         factory.priority = CanvasBackend.priority  # type: ignore[attr-defined]
         register(CanvasBackend.name, factory)
 

@@ -9,7 +9,10 @@ from viewfinder.core import hookimpl
 
 @hookimpl
 def viewfinder_register_commands(app: Any) -> None:
-    # typer is imported only here, so the recorder works without the CLI installed.
-    from viewfinder.recorder.commands import record_app
-
-    app.add_typer(record_app(), name="record")
+    # imported when `viewfinder record` runs, so other commands do not pay for it
+    app.add_lazy_typer(
+        "record",
+        "viewfinder.recorder.commands:record_app",
+        help="Record actions paired with the screenshot just before each; show and export "
+        "recordings.",
+    )

@@ -9,7 +9,9 @@ from viewfinder.core import hookimpl
 
 @hookimpl
 def viewfinder_register_commands(app: Any) -> None:
-    # typer is imported only here (through cli), so the package loads without it.
-    from viewfinder.tui.cli import register
-
-    register(app)
+    # imported when `viewfinder tui` runs, so other commands do not pay for it
+    app.add_lazy_command(
+        "tui",
+        "viewfinder.tui.cli:tui_command",
+        help="Watch and drive processes, a browser and a virtual screen in the terminal.",
+    )

@@ -12,44 +12,8 @@
 ...             return await page.evaluate("document.title")
 """
 
-from viewfinder.cdp.backend import CdpBackend
-from viewfinder.cdp.connection import CDPConnection
-from viewfinder.cdp.endpoint import CDP_URL_ENV, browser_ws_url, connect, resolve_cdp_url
-from viewfinder.cdp.errors import (
-    CDPConnectError,
-    CDPConnectionClosedError,
-    CDPError,
-    CDPNavigationError,
-    CDPTimeoutError,
-    ChromiumLaunchError,
-    JavaScriptError,
-)
-from viewfinder.cdp.launcher import CHROMIUM_ENV, ChromiumProcess, find_chromium, launch_chromium
-from viewfinder.cdp.listeners import Subscription
-from viewfinder.cdp.loop import LoopThread
-from viewfinder.cdp.page_input import PageInput
-from viewfinder.cdp.session import CDPSession
+import lazy_loader
 
-__all__ = [
-    "CDP_URL_ENV",
-    "CHROMIUM_ENV",
-    "CDPConnectError",
-    "CDPConnection",
-    "CDPConnectionClosedError",
-    "CDPError",
-    "CDPNavigationError",
-    "CDPSession",
-    "CDPTimeoutError",
-    "CdpBackend",
-    "ChromiumLaunchError",
-    "ChromiumProcess",
-    "JavaScriptError",
-    "LoopThread",
-    "PageInput",
-    "Subscription",
-    "browser_ws_url",
-    "connect",
-    "find_chromium",
-    "launch_chromium",
-    "resolve_cdp_url",
-]
+# Names are imported on first use: `viewfinder --help` and the plugin manager import this
+# package without paying for what its modules import (the stub lists the names).
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

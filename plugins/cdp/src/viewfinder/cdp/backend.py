@@ -49,7 +49,8 @@ class CdpBackend(CaptureBackend):
     """
 
     name = "cdp"
-    priority = 10
+    # never picked by itself: a page is captured only when asked for (by name or URL)
+    priority = -1
     supports_act = True
 
     def __init__(
@@ -61,7 +62,6 @@ class CdpBackend(CaptureBackend):
         full_page: bool = False,
         *,
         timeout: float = DEFAULT_CALL_TIMEOUT,
-        **_: Any,
     ) -> None:
         self.url = url or "about:blank"
         self.cdp_url = resolve_cdp_url(cdp_url)

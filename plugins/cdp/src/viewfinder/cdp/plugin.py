@@ -8,6 +8,5 @@ from viewfinder.core.hookspecs import RegisterBackend
 
 @hookimpl
 def viewfinder_register_capture_backends(register: RegisterBackend) -> None:
-    from viewfinder.cdp.backend import CdpBackend
-
-    register(CdpBackend.name, CdpBackend)
+    # by import path: the backend module loads only when a capture uses it
+    register("cdp", "viewfinder.cdp.backend:CdpBackend")

@@ -5,6 +5,8 @@
 ...     shot = backend.capture()
 """
 
-from viewfinder.mss.backend import MssBackend
+import lazy_loader
 
-__all__ = ["MssBackend"]
+# Names are imported on first use: `viewfinder --help` and the plugin manager import this
+# package without paying for what its modules import (the stub lists the names).
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

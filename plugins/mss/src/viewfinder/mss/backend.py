@@ -33,7 +33,7 @@ class MssBackend(CaptureBackend):
     name = "mss"
     priority = 50
 
-    def __init__(self, monitor: int = 1, display: str | None = None, **_: Any) -> None:
+    def __init__(self, monitor: int = 1, display: str | None = None) -> None:
         self.monitor_index = monitor
         self.display = display
         self._local = threading.local()  # mss handles are not shareable between threads

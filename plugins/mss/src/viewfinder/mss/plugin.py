@@ -8,6 +8,5 @@ from viewfinder.core.hookspecs import RegisterBackend
 
 @hookimpl
 def viewfinder_register_capture_backends(register: RegisterBackend) -> None:
-    from viewfinder.mss.backend import MssBackend
-
-    register(MssBackend.name, MssBackend)
+    # by import path: the backend module loads only when a capture uses it
+    register("mss", "viewfinder.mss.backend:MssBackend")

@@ -6,39 +6,8 @@
 ...     display.backend().capture().save("frame.png")
 """
 
-from viewfinder.xvfb.backend import XvfbBackend
-from viewfinder.xvfb.display import Display, running_displays
-from viewfinder.xvfb.errors import DisplayNotFoundError, DisplayStartError, WindowNotViewableError
-from viewfinder.xvfb.framebuffer import Framebuffer, XwdHeader
-from viewfinder.xvfb.input import XInput
-from viewfinder.xvfb.pool import DisplayPool, PoolStats
-from viewfinder.xvfb.registry import (
-    DisplayRecord,
-    find_display,
-    list_displays,
-    start_display,
-    state_dir,
-    stop_all_displays,
-    stop_display,
-)
+import lazy_loader
 
-__all__ = [
-    "Display",
-    "DisplayNotFoundError",
-    "DisplayPool",
-    "DisplayRecord",
-    "DisplayStartError",
-    "Framebuffer",
-    "PoolStats",
-    "WindowNotViewableError",
-    "XInput",
-    "XvfbBackend",
-    "XwdHeader",
-    "find_display",
-    "list_displays",
-    "running_displays",
-    "start_display",
-    "state_dir",
-    "stop_all_displays",
-    "stop_display",
-]
+# Names are imported on first use: `viewfinder --help` and the plugin manager import this
+# package without paying for what its modules import (the stub lists the names).
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

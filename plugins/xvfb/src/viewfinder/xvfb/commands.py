@@ -40,7 +40,11 @@ def start(
     depth: Annotated[int, typer.Option(help="Colour depth in bits.")] = 24,
     as_json: JsonOption = False,
 ) -> None:
-    """Start an Xvfb display that keeps running after this command; print DISPLAY=:N."""
+    """Start an Xvfb display that keeps running after this command.
+
+    Prints `export DISPLAY=:N`, so `eval "$(viewfinder display start)"` points the shell at
+    it.
+    """
     width, height = _parse_size(size)
     try:
         record = registry.start_display(width, height, depth)
@@ -49,7 +53,7 @@ def start(
     if as_json:
         typer.echo(json.dumps(record.to_dict()))
     else:
-        typer.echo(f"DISPLAY={record.name}")
+        typer.echo(f"export DISPLAY={record.name}")
 
 
 def list_(as_json: JsonOption = False) -> None:

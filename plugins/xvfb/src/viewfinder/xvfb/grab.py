@@ -38,6 +38,11 @@ PATH_NAMES: dict[str, str] = {
 }
 
 
+def preload() -> None:
+    """Import the XCB bindings now, so that the first grab does not pay for them."""
+    import mss.linux.xshmgetimage  # noqa: F401
+
+
 class ScreenGrab:
     """Frames of one X display as raw BGRX rows or PIL images.
 
@@ -49,6 +54,10 @@ class ScreenGrab:
     def __init__(self, display_name: str) -> None:
         import mss  # the XCB bindings load only when a display is grabbed
         from mss.exception import ScreenShotError
+
+        from viewfinder.core._allocator import keep_frame_buffers
+
+        keep_frame_buffers()  # every grab allocates a frame: reuse, do not re-fault
 
         self.display_name = display_name
         self._errors: tuple[type[BaseException], ...] = (ScreenShotError, OSError)

@@ -10,14 +10,15 @@ from viewfinder.core.hookspecs import RegisterBackend
 
 @hookimpl
 def viewfinder_register_capture_backends(register: RegisterBackend) -> None:
-    from viewfinder.xvfb.backend import XvfbBackend
-
-    register(XvfbBackend.name, XvfbBackend)
+    # by import path: the backend module loads only when a capture uses it
+    register("xvfb", "viewfinder.xvfb.backend:XvfbBackend")
 
 
 @hookimpl
 def viewfinder_register_commands(app: Any) -> None:
-    # typer is imported only here (through commands), so the plugin loads without it.
-    from viewfinder.xvfb.commands import display_app
-
-    app.add_typer(display_app(), name="display")
+    # imported when `viewfinder display` runs, so other commands do not pay for it
+    app.add_lazy_typer(
+        "display",
+        "viewfinder.xvfb.commands:display_app",
+        help="Start, list and stop long-lived Xvfb displays.",
+    )

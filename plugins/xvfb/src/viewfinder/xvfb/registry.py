@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from viewfinder.core.errors import OutputPathError
 from viewfinder.xvfb import server
 from viewfinder.xvfb.errors import DisplayNotFoundError
 
@@ -122,8 +123,15 @@ def start_display(
     server.xvfb_binary()
     args = server.screen_args(width, height, depth, dpi)
     directory = state_dir()
-    directory.mkdir(parents=True, exist_ok=True)
-    fbdir = Path(tempfile.mkdtemp(prefix="xvfb-", dir=directory))
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fbdir = Path(tempfile.mkdtemp(prefix="xvfb-", dir=directory))
+    except OSError as exc:
+        raise OutputPathError(
+            directory,
+            f"{exc.strerror or exc} (the display records live there; set "
+            f"{STATE_DIR_ENV} to a folder you can write)",
+        ) from exc
     log_path = fbdir / "xvfb.log"
     try:
         launched = server.launch(

@@ -173,11 +173,11 @@ class Screen:
 
 def preload() -> None:
     """Import what a capture needs, so the first capture of a step does not pay for it."""
-    import mss.linux.xshmgetimage  # noqa: F401  # the grab's XCB bindings
-
     import viewfinder.core.imaging
     import viewfinder.xvfb.grab
-    import viewfinder.xvfb.windows  # noqa: F401
+    import viewfinder.xvfb.windows
+
+    viewfinder.xvfb.grab.preload()
 
 
 def _parse_region(region: Any) -> Any:

@@ -1,0 +1,29 @@
+"""Names of viewfinder.server, imported on first use (see __init__.py)."""
+
+from .app import create_app
+from .client import AsyncCodingEnv, CodingEnv
+from .errors import (
+    CapacityReachedError,
+    DockerUnavailableError,
+    EnvServerError,
+    InsecureBindError,
+    ServerConnectionError,
+    ServerError,
+)
+from .local import LocalServer
+from .settings import TOKEN_ENV, ServerSettings
+
+__all__ = [
+    "TOKEN_ENV",
+    "AsyncCodingEnv",
+    "CapacityReachedError",
+    "CodingEnv",
+    "DockerUnavailableError",
+    "EnvServerError",
+    "InsecureBindError",
+    "LocalServer",
+    "ServerConnectionError",
+    "ServerError",
+    "ServerSettings",
+    "create_app",
+]
