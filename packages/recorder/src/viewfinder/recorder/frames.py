@@ -224,15 +224,18 @@ class FrameStore:
                     if frame.first_seen <= at:
                         return frame
                 return self._history[0]
-            # The action's instant is estimated from the server's clock, within a few ms:
-            # a capture that close to it may already show the action's effect, unless the
-            # screen did not change from before the action until that capture.
+            # Repaints and listener actions carry the server's clock, so "a repaint after
+            # the action" is exact; a capture's own instant is this process's, and the two
+            # clocks agree within a few ms. A frame captured before the action serves
+            # unless a repaint after the action may have reached it; one captured after
+            # serves if nothing was repainted from just before the action until then.
             damage = list(self._damage)
-            settled = at - _CLOCK_MARGIN
             for frame in reversed(self._history):
-                if frame.first_seen <= settled:
-                    return frame
-                if not any(settled <= moment <= frame.first_seen for moment in damage):
+                seen = frame.first_seen
+                if seen <= at:
+                    if not any(at <= moment <= seen + _CLOCK_MARGIN for moment in damage):
+                        return frame
+                elif not any(at - _CLOCK_MARGIN <= moment <= seen for moment in damage):
                     return frame
             # The action predates every frame we still hold: the oldest is the closest.
             return self._history[0]
