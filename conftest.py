@@ -43,6 +43,8 @@ def no_display_or_browser_outlives_the_tests() -> Iterator[None]:
 
 _started_programs: set[str] = set()
 _SHELLS = {"sh", "bash", "dash"}
+#: Words a shell command line may start with before the program it runs.
+_SHELL_WORDS = {"exec", "env", "command", "nohup"}
 
 
 def _record_program(event: str, args: tuple[object, ...]) -> None:
@@ -60,7 +62,9 @@ def _record_program(event: str, args: tuple[object, ...]) -> None:
         # `sh -c "prog ..."`: the program the shell runs counts too
         if os.path.basename(program) in _SHELLS and len(words) > 2 and words[1] == "-c":
             first = words[2].split()
-            if first and "=" not in first[0]:
+            while first and (first[0] in _SHELL_WORDS or "=" in first[0]):
+                first = first[1:]
+            if first:
                 _started_programs.add(first[0])
     except Exception:  # an audit hook must never break the call it watches
         pass

@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,9 +30,13 @@ SETUP_SCRIPT = ROOT / "scripts" / "setup-system.sh"
 #: Programs that are not system packages' business: the workspace's environment and
 #: files, and scripts the tests write to temporary folders. The interpreter is checked
 #: by path below. Anything else that no Debian package installed counts as hand-installed.
-_OWN_PREFIXES = (sys.prefix + os.sep, str(ROOT) + os.sep, "/tmp/", "/dev/shm/")
+_OWN_FOLDERS = [sys.prefix, str(ROOT), "/tmp", "/dev/shm", os.path.realpath(tempfile.gettempdir())]
+_OWN_PREFIXES = tuple(dict.fromkeys(folder + os.sep for folder in _OWN_FOLDERS))
 #: Programs that the setup script installs without apt.
 _OTHER_INSTALLS = {"uv"}  # `python3 -m pip install uv` in scripts/setup-system.sh
+#: Programs the tests only probe for: they check the behaviour both with and without
+#: them (``docker``: ``CodingEnv.from_docker_image`` explains a missing engine).
+_PROBED = {"docker"}
 _INTERPRETERS = {
     os.path.realpath(sys.executable),
     os.path.realpath(getattr(sys, "_base_executable", sys.executable)),
@@ -126,9 +131,14 @@ def gaps(programs: Iterable[str], packages: Iterable[str] | None = None) -> list
     provided = provided_packages(setup_packages() if packages is None else packages)
     found = []
     for program in sorted(set(programs)):
-        if os.path.basename(program) in _OTHER_INSTALLS:
+        if os.path.basename(program) in _OTHER_INSTALLS | _PROBED:
+            continue
+        # a script a test wrote to a temporary folder may be gone by now
+        if os.path.isabs(program) and program.startswith(_OWN_PREFIXES):
             continue
         path = program if os.path.isabs(program) else shutil.which(program)
+        if path is None:  # the workspace's own commands, when its bin folder is not on PATH
+            path = shutil.which(program, path=os.path.join(sys.prefix, "bin"))
         if path is None or not os.path.exists(path):
             found.append(Gap(program, None, None))
             continue

@@ -18,6 +18,7 @@ import typer
 
 from viewfinder.browser.session import DEFAULT_TIMEOUT, BrowserSession
 from viewfinder.cdp import CDP_URL_ENV, launch_chromium
+from viewfinder.core.files import output_folder
 
 EXIT_SNIPPET_FAILED = 2
 EXIT_NOT_SAVED = 3
@@ -78,6 +79,8 @@ def exec_command(
 ) -> None:
     """Run a snippet against a page; print its output and save its screenshots."""
     code = _read_snippet(snippet)
+    if shots is not None:
+        output_folder(shots)  # a folder that cannot be made is an error before anything runs
     with BrowserSession(
         "cli", cdp_url=cdp_url, url=url, width=width, height=height, screenshot_dir=shots
     ) as session:

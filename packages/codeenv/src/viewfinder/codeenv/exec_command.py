@@ -13,6 +13,7 @@ from viewfinder.codeenv.config import CodeEnvConfig
 from viewfinder.codeenv.displays import FreshDisplays
 from viewfinder.codeenv.environment import CodeEnvironment
 from viewfinder.codeenv.models import CodeAction
+from viewfinder.core.files import output_folder
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -51,11 +52,11 @@ def exec_file(
     capture, in order). Exits with the code's exit status.
     """
     width, height = parse_size(size)
+    out = output_folder(out)  # before running: a result must not be lost for want of a folder
     config = CodeEnvConfig(width=width, height=height, timeout_s=timeout)
     with CodeEnvironment(config, displays=FreshDisplays(width, height)) as env:
         env.reset()
         observation = env.step(CodeAction(code=file.read_text(encoding="utf-8")))
-    out.mkdir(parents=True, exist_ok=True)
     for old in out.glob("capture-*.png"):
         old.unlink()  # a rerun must not leave captures of an earlier run beside its own
     (out / "stdout.txt").write_text(observation.stdout, encoding="utf-8")

@@ -21,6 +21,7 @@ from .errors import (
     WindowNotFoundError,
 )
 from .event import POINTER_KINDS, Event, EventKind
+from .files import output_folder
 from .geometry import Point, Region
 from .hookspecs import hookimpl, hookspec
 from .plugins import (
@@ -74,6 +75,7 @@ __all__ = [
     "get_plugin_manager",
     "hookimpl",
     "hookspec",
+    "output_folder",
     "plugin_infos",
     "publish_screenshot",
     "register_plugin",
