@@ -80,16 +80,32 @@ def test_exec_exit_status_says_what_failed(chromium: ChromiumProcess, free_port:
     assert "timeout must be a number of seconds from 1 to 600" in bad_timeout.stderr
 
 
-def test_exec_fails_when_the_screenshots_cannot_be_saved(
+def test_a_shots_folder_that_cannot_be_made_is_an_error_before_the_snippet_runs(
     chromium: ChromiumProcess, tmp_path: Path
 ) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
+    ran = tmp_path / "ran"
     result = invoke(
-        "browser", "exec", "await page.screenshot()",
+        "browser", "exec", f"open({str(ran)!r}, 'w').close()\nawait page.screenshot()",
         "--cdp-url", chromium.ws_url, "--shots", str(blocker / "shots"),
     )  # fmt: skip
-    assert result.exit_code == 3
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error: cannot write {blocker / 'shots'}")
+    assert not ran.exists()
+
+
+def test_exec_fails_when_the_screenshots_cannot_be_saved(
+    chromium: ChromiumProcess, tmp_path: Path
+) -> None:
+    shots = tmp_path / "shots"
+    # the folder is there when the command starts; the snippet puts a file in its place
+    snippet = (
+        f"import os\nos.rmdir({str(shots)!r})\nopen({str(shots)!r}, 'w').close()\n"
+        "await page.screenshot()"
+    )
+    result = invoke("browser", "exec", snippet, "--cdp-url", chromium.ws_url, "--shots", str(shots))
+    assert result.exit_code == 3, result.output
     assert "error: screenshot 1 was not written to" in result.stderr
 
 

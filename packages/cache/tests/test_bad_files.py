@@ -77,6 +77,34 @@ def test_json_that_is_not_an_object(tmp_path: Path) -> None:
     assert "JSON object" in str(error_for(tmp_path, "42"))
 
 
+@pytest.mark.parametrize("text", ['{"foo": 1}', "{}", '{"metadata": {}}'])
+def test_an_object_that_is_not_a_cache_names_the_missing_field(tmp_path: Path, text: str) -> None:
+    error = error_for(tmp_path, text)
+    assert error.field == "trajectory"
+    assert "missing" in str(error) and "cache build" in str(error)
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({"trajectory": "steps"}, "trajectory"),
+        ({"trajectory": [], "metadata": 5}, "metadata"),
+        (
+            {"trajectory": [], "metadata": {"execution_attempts": "many"}},
+            "metadata.execution_attempts",
+        ),
+        (
+            {"trajectory": [{"type": "tool_use", "name": "computer", "id": "a", "input": 3}]},
+            "trajectory[0].input",
+        ),
+    ],
+)
+def test_the_first_wrong_field_is_named(tmp_path: Path, data: dict[str, Any], field: str) -> None:
+    error = error_for(tmp_path, json.dumps(data))
+    assert error.field == field, str(error)
+    assert field in str(error)
+
+
 def test_hash_of_the_wrong_length(tmp_path: Path) -> None:
     data = good()
     data["trajectory"][1]["visual_representation"] = "0123abcd"

@@ -111,6 +111,18 @@ def test_show_a_bad_file_is_one_line_naming_step_and_field(tmp_path: Path, built
     assert f"{built}: step 2: trajectory[2].visual_representation" in result.output
 
 
+@pytest.mark.parametrize("command", ["show", "check", "replay", "reset"])
+def test_a_json_object_that_is_not_a_cache_is_refused_by_every_command(
+    tmp_path: Path, command: str
+) -> None:
+    other = tmp_path / "package.json"
+    other.write_text('{"name": "app", "version": "1.0"}')
+    result = invoke("cache", command, str(other))
+    assert result.exit_code == 1, result.output
+    assert f"{other}: trajectory: missing" in result.output
+    assert other.read_text() == '{"name": "app", "version": "1.0"}'  # left as it was
+
+
 def test_check_prints_distances_without_acting(
     canvas_backend: Canvas, built: Path, form: Callable[..., Image.Image]
 ) -> None:

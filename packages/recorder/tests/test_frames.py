@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -105,3 +106,21 @@ def test_each_distinct_frame_passes_the_screenshot_hook(
     writes = recorder.frames.stats.writes  # the updater has stopped: final counts
     assert seen[0] == {"size": (800, 600), "backend": "xvfb", "recorder": str(recorder.layout.root)}
     assert len(seen) == writes
+
+
+def test_an_action_paired_late_still_gets_a_frame_from_before_it(
+    tmp_path: Path, display: Display, flicker: Any, wait_until: Callable[..., Any]
+) -> None:
+    # On a busy machine the listener hands an action over some time after it happened,
+    # while a screen that repaints non-stop is captured many times over: the frames from
+    # before the action must still be there.
+    with Recorder(
+        tmp_path / "s", "xvfb", backend_options={"display": display.name}, interval=0.01
+    ) as recorder:
+        store = recorder.frames
+        wait_until(lambda: store.stats.writes >= 3, "three frames")
+        at = time.monotonic()
+        writes = store.stats.writes
+        wait_until(lambda: store.stats.writes >= writes + 12, "a dozen frames after the action")
+        frame = store.frame_before(at)
+    assert frame.first_seen <= at

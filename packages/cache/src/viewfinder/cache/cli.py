@@ -307,6 +307,7 @@ def replay_command(
 ) -> None:
     """Replay a cache file, stopping before any step whose screen region has changed."""
     from viewfinder.cache.executor import CacheExecutor, ExecutionSettings
+    from viewfinder.cache.store import read_cache_file
 
     settings = ExecutionSettings(
         delay_time_between_actions=delay,
@@ -316,6 +317,7 @@ def replay_command(
         allow_invalid=allow_invalid,
         settle_time=settle,
     )
+    read_cache_file(file)  # a file that is no cache is reported before a screen is opened
     with _backend(display, backend, option) as screen:
         result = CacheExecutor(screen, settings).run(
             file, _pairs(parameter, "--parameter"), start_from_step_index=start, save=save

@@ -13,5 +13,5 @@ def viewfinder_register_commands(app: Any) -> None:
     app.add_lazy_typer(
         "cache",
         "viewfinder.cache.cli:cache_app",
-        help="Trajectory cache files: build, show, check against the screen, replay.",
+        help="Trajectory cache files: build, show, check against the screen, replay, reset.",
     )

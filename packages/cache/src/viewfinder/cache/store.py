@@ -68,6 +68,15 @@ def from_json_data(raw: Any, path: str | os.PathLike[str] | None = None) -> Cach
             f"must hold a JSON object (or a list of tool_use blocks), not {type(raw).__name__}",
             path=path,
         )
+    if isinstance(raw, dict) and "trajectory" not in raw:
+        # every cache file has one, empty or not: without it this is some other JSON file
+        found = ", ".join(map(repr, list(raw)[:5])) or "nothing"
+        raise CacheFileError(
+            f"missing: a cache file holds a 'trajectory' list of tool_use blocks (this "
+            f"object holds {found}); pass a file written by `viewfinder cache build`",
+            path=path,
+            field="trajectory",
+        )
     try:
         cache = CacheFile.model_validate(raw)
     except ValidationError as exc:

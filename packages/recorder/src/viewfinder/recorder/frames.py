@@ -10,7 +10,8 @@ and one comparison, and the file's modification time is bumped so readers can st
 it is fresh; when a clock ticks, only its band of rows is compressed again.
 
 Each frame is also kept (encoded) in a short history with the monotonic time of the
-capture that first saw it. An action is paired with the newest frame captured before
+capture that first saw it: every frame of the last 2 seconds (at most 64), and at
+least ``history`` frames. An action is paired with the newest frame captured before
 the action happened, not simply the newest frame: an input event reaches the recorder a
 little after the application under it has reacted, and a capture in between would
 otherwise show the action's result as its "before".
@@ -45,6 +46,10 @@ from viewfinder.recorder.incremental_png import IncrementalPngEncoder
 log = logging.getLogger(__name__)
 #: How far an action's instant, estimated from X server timestamps, may be off (seconds).
 _CLOCK_MARGIN = 0.010
+#: Frames captured this recently stay available to :meth:`FrameStore.frame_before`...
+_KEEP_SECONDS = 2.0
+#: ...up to this many (memory stays bounded when the screen repaints non-stop).
+_MAX_HISTORY = 64
 
 
 @dataclass
@@ -113,7 +118,7 @@ class _FrameSource:
 
 
 class FrameStore:
-    """Keeps ``current_screenshot.png`` fresh and remembers the last few frames.
+    """Keeps ``current_screenshot.png`` fresh and remembers the recent frames.
 
     ``lock`` is held while the current file is replaced and while a frame is frozen, so
     a freeze never interleaves with a write. ``on_failure(exc)`` is called (from the
@@ -140,7 +145,8 @@ class FrameStore:
         self._publish = self._source.raw
         self._context = {"backend": backend.name, **(context or {})}
         self._on_failure = on_failure
-        self._history: deque[Frame] = deque(maxlen=max(2, history))
+        self._keep = max(2, history)
+        self._history: deque[Frame] = deque(maxlen=_MAX_HISTORY)
         self._wake = threading.Condition()
         self._refresh = False
         self._stopping = False
@@ -230,12 +236,14 @@ class FrameStore:
             # unless a repaint after the action may have reached it; one captured after
             # serves if nothing was repainted from just before the action until then.
             damage = list(self._damage)
+            clock = getattr(self._watch, "clock", None)
+            margin = _CLOCK_MARGIN + getattr(clock, "uncertainty_ms", 0.0) / 1000
             for frame in reversed(self._history):
                 seen = frame.first_seen
                 if seen <= at:
-                    if not any(at <= moment <= seen + _CLOCK_MARGIN for moment in damage):
+                    if not any(at <= moment <= seen + margin for moment in damage):
                         return frame
-                elif not any(at - _CLOCK_MARGIN <= moment <= seen for moment in damage):
+                elif not any(at - margin <= moment <= seen for moment in damage):
                     return frame
             # The action predates every frame we still hold: the oldest is the closest.
             return self._history[0]
@@ -323,6 +331,7 @@ class FrameStore:
         with self.lock:
             write_atomic(self.current_path, data)
             self._history.append(frame)
+            self._forget_old(started)
         self.stats.writes += 1
         if self._publish:
             # Frames read raw bypass backend.capture(), so announce each distinct one.
@@ -335,6 +344,14 @@ class FrameStore:
                 source=self.backend.name,
             )
             publish_screenshot(shot, self._context)
+
+    def _forget_old(self, now: float) -> None:
+        # An action is paired some time after it happened (the listener, the GIL, a busy
+        # machine), and a screen that repaints often is captured often: frames are kept
+        # for as long as an action may still ask for them, not by count alone.
+        history = self._history
+        while len(history) > self._keep and history[1].first_seen < now - _KEEP_SECONDS:
+            history.popleft()
 
     def _touch_current(self) -> None:
         try:

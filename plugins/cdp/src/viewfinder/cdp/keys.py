@@ -49,6 +49,8 @@ _MODIFIER_ALIASES = {
     "control_l": "ctrl",
     "control_r": "ctrl",
     "ctl": "ctrl",
+    "lctrl": "ctrl",
+    "rctrl": "ctrl",
     "meta": "meta",
     "super": "meta",
     "super_l": "meta",
@@ -62,6 +64,8 @@ _MODIFIER_ALIASES = {
     "shift": "shift",
     "shift_l": "shift",
     "shift_r": "shift",
+    "lshift": "shift",
+    "rshift": "shift",
 }
 
 _NAMED = {
@@ -82,6 +86,8 @@ _NAMED = {
     "space": KeyDefinition(" ", "Space", 32, " "),
     "capslock": KeyDefinition("CapsLock", "CapsLock", 20),
     "contextmenu": KeyDefinition("ContextMenu", "ContextMenu", 93),
+    "printscreen": KeyDefinition("PrintScreen", "PrintScreen", 44),
+    "altgraph": KeyDefinition("AltGraph", "AltRight", 225),
     **{f"f{n}": KeyDefinition(f"F{n}", f"F{n}", 111 + n) for n in range(1, 13)},
 }
 # X keysym names and DOM names people also write, folded to the names above.
@@ -90,19 +96,27 @@ _NAMED_ALIASES = {
     "kp_enter": "enter",
     "iso_left_tab": "tab",
     "back_space": "backspace",
+    "bksp": "backspace",
     "esc": "escape",
     "del": "delete",
     "ins": "insert",
     "prior": "pageup",
     "page_up": "pageup",
+    "pgup": "pageup",
     "next": "pagedown",
     "page_down": "pagedown",
+    "pgdn": "pagedown",
     "arrowleft": "left",
     "arrowup": "up",
     "arrowright": "right",
     "arrowdown": "down",
     "caps_lock": "capslock",
     "menu": "contextmenu",
+    "print": "printscreen",
+    "prtsc": "printscreen",
+    "altgr": "altgraph",
+    "iso_level3_shift": "altgraph",
+    "spacebar": "space",
     " ": "space",
 }
 
