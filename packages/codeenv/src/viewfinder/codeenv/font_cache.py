@@ -19,6 +19,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from viewfinder.core.lifetime import die_with_parent
+
 log = logging.getLogger(__name__)
 
 _BUILD_SCRIPT = "import matplotlib.font_manager"
@@ -61,6 +63,9 @@ class FontCache:
                 stderr=subprocess.DEVNULL,
                 timeout=300,
                 check=True,
+                # a command that ends before the build (`viewfinder exec` of a quick
+                # program) must not leave the build running on its own
+                preexec_fn=die_with_parent,
             )
         except (OSError, subprocess.SubprocessError) as exc:
             # No matplotlib, or it failed: workers build their own list if they need one.

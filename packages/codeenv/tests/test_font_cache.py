@@ -1,0 +1,46 @@
+"""The font list build never outlives the process that started it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+
+from viewfinder.core.testing import wait_until
+
+
+def _running_with(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+                state = (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0]
+            except OSError:
+                continue
+            if marker.encode() in cmdline and state != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+def test_a_process_that_ends_first_takes_the_build_with_it() -> None:
+    marker = f"viewfinder-font-build-{uuid.uuid4().hex}"
+    program = textwrap.dedent(
+        f"""
+        import time
+        from viewfinder.codeenv import font_cache
+        font_cache._BUILD_SCRIPT = "import time  # {marker}\\ntime.sleep(60)"
+        font_cache.shared_font_cache()
+        time.sleep(0.5)  # the build has started
+        print("started", flush=True)
+        """
+    )
+    parent = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60,
+        env={**os.environ},
+    )  # fmt: skip
+    assert parent.stdout.strip() == "started", parent.stderr
+    wait_until(lambda: not _running_with(marker), "the build to end with its parent", timeout=10)
