@@ -354,7 +354,7 @@ def verdict(all_results: dict[tuple[int, int], dict[str, Any]]) -> list[str]:
         ref = methods["mss: grab + to_png"]
         ours, still = methods[GRAB_PNG_B64], methods[STILL]
         grab, mss_grab = (
-            methods["viewfinder xvfb: grab only (MIT-SHM)"],
+            methods[GRAB_RAW],
             methods["mss: grab only (MIT-SHM)"],
         )
         vs_import, vs_mss = imp.median / ours.median, ref.median / ours.median
