@@ -320,9 +320,14 @@ def test_parameters_fill_only_placeholders_and_must_be_used(
 
 
 def test_unknown_backend_options_are_one_line_errors(
-    display: Display, backend: XvfbBackend, start_form: Callable[..., FormApp], login_history: Path
+    tmp_path: Path,
+    display: Display,
+    backend: XvfbBackend,
+    start_form: Callable[..., FormApp],
+    login_history: Path,
 ) -> None:
+    cache = built(tmp_path, login_history)
     app = start_form()
-    result = run_cli("cache", "replay", str(login_history), "-d", display.name, "-O", "bogus=1")
+    result = run_cli("cache", "replay", str(cache), "-d", display.name, "-O", "bogus=1")
     assert result.exit_code == 1 and "does not take the option(s)" in result.output
     assert "Traceback" not in result.output and app.received(backend) == []
