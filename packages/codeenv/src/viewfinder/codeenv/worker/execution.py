@@ -8,7 +8,13 @@ are put back before and after every step.
 
 Exit codes follow ``python -c``: 0 when the code ran to its end, 1 for an uncaught
 exception (its traceback goes to stderr, without the worker's own frames), and the
-value given to ``sys.exit()`` / ``raise SystemExit`` (which ends the step, not the worker).
+value given to ``sys.exit()`` / ``raise SystemExit`` (which ends the step, not the
+worker), taken modulo 256 as the operating system does (``sys.exit(-1)`` is 255).
+
+A process the code forked (``os.fork()`` with no ``os._exit`` in the child) runs the
+rest of the step's code as well, but never gets back into the worker: when the code
+ends in any process other than the worker, that process flushes its output and exits
+with the step's exit code.
 """
 
 from __future__ import annotations
@@ -82,6 +88,17 @@ def new_namespace(builtins_extra: dict[str, Any]) -> dict[str, Any]:
 
 def run_code(code: str, step: int, namespace: dict[str, Any]) -> int:
     """Run ``code`` in ``namespace``; return its exit code (see the module docstring)."""
+    worker = os.getpid()
+    status = _run(code, step, namespace)
+    if os.getpid() != worker:
+        # A fork of the worker that came back out of the code: its copy of the worker's
+        # loop would read the next step's commands. Only the worker may return.
+        flush_streams()
+        os._exit(status)
+    return status
+
+
+def _run(code: str, step: int, namespace: dict[str, Any]) -> int:
     filename = f"<step {step}>"
     # Tracebacks then show the code's own lines, as they do for a file.
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
@@ -108,6 +125,7 @@ def _exit_status(exc: SystemExit) -> int:
     if isinstance(code, bool):
         return int(code)
     if isinstance(code, int):
-        return code
+        # what the operating system keeps of it, as `python -c` reports it
+        return (code if -(2**63) <= code < 2**63 else -1) & 0xFF
     print(code, file=sys.stderr)
     return 1
