@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
@@ -68,3 +72,106 @@ def test_exec_rejects_a_bad_size_and_a_missing_file(tmp_path: Path) -> None:
     assert missing.exit_code == 2
     # the error box wraps a long path anywhere: read the words, not the layout
     assert "does not exist" in " ".join(missing.output.replace("│", " ").split())
+
+
+def run_exec(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """`viewfinder exec` as a real process, as a shell runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "viewfinder.cli", "exec", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+
+
+def test_exec_runs_a_file_as_python_runs_it(tmp_path: Path) -> None:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "data.txt").write_text("beside the script\n")
+    (folder / "helper.py").write_text("GREETING = 'imported from beside it'\n")
+    (folder / "main.py").write_text(
+        "import os, sys\n"
+        "import helper\n"
+        "print(sys.argv)\n"
+        "print(__file__ == sys.argv[0] == os.path.abspath(__file__))\n"
+        "print(os.environ['COLOUR'], os.environ['EMPTY'] == '')\n"
+        "print(open(os.path.join(os.path.dirname(__file__), 'data.txt')).read().strip())\n"
+        "print(helper.GREETING)\n"
+        "print('stdin:', sys.stdin.read().strip())\n"
+        "print(sorted(name for name in globals() if not name.startswith('__')))\n"
+        "raise ValueError('from the file')\n"
+    )
+    result = run_exec(
+        "project/main.py", "--env", "COLOUR=blue", "-e", "EMPTY=", "--out", "run",
+        "--size", "320x240", "--", "one", "--two",
+        cwd=tmp_path, stdin="piped in\n",
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    lines = (tmp_path / "run" / "stdout.txt").read_text().splitlines()
+    assert lines == [
+        str([str(folder / "main.py"), "one", "--two"]),
+        "True",
+        "blue True",
+        "beside the script",
+        "imported from beside it",
+        "stdin: piped in",
+        "['capture_screenshot', 'helper', 'os', 'sys']",
+    ]
+    stderr = (tmp_path / "run" / "stderr.txt").read_text()
+    # the traceback names the file and its line, as python's does
+    assert f'File "{folder / "main.py"}", line 10' in stderr
+    assert "ValueError: from the file" in stderr
+
+
+def test_exec_writes_its_folder_afresh(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in ("stdout.txt", "stderr.txt", "capture-007.png"):
+        (out / name).write_text("from an earlier run")
+    (out / "notes.txt").write_text("the user's")
+    script = tmp_path / "quiet.py"
+    script.write_text("pass\n")
+    result = run_exec(str(script), "--out", str(out), "--size", "320x240", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (out / "stdout.txt").read_text() == "" and (out / "stderr.txt").read_text() == ""
+    assert not (out / "capture-007.png").exists()
+    assert (out / "notes.txt").read_text() == "the user's"  # not ours: left alone
+
+
+@pytest.mark.parametrize(
+    ("content", "args", "message"),
+    [
+        (b"print('caf\xe9')\n", [], "is not UTF-8 text (byte 10"),
+        (b"pass\n", ["--env", "NOEQUALS"], "'NOEQUALS' is not NAME=VALUE"),
+        (b"pass\n", ["--env", "=v"], "'=v' is not NAME=VALUE"),
+    ],
+)
+def test_exec_bad_input_is_one_clear_error(
+    tmp_path: Path, content: bytes, args: list[str], message: str
+) -> None:
+    script = tmp_path / "latin1.py"
+    script.write_bytes(content)
+    result = run_exec(str(script), *args, "--out", "o", cwd=tmp_path)
+    assert result.returncode in (1, 2)
+    assert message in " ".join(result.stderr.replace("│", " ").split())
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "o").exists()  # nothing ran, nothing written
+
+
+def test_exec_leaves_no_process_or_folder_behind(tmp_path: Path) -> None:
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    script = tmp_path / "quick.py"
+    script.write_text("print('done')\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "viewfinder.cli", "exec", str(script), "--out", "o"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=240,
+        env={**os.environ, "TMPDIR": str(temp)},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "o" / "stdout.txt").read_text() == "done\n"
+    # the sandbox user ids' lock files are a registry every server on the machine shares,
+    # kept on purpose (a lock is held by an open file, not by the file's existence)
+    assert [path.name for path in temp.iterdir()] in ([], ["viewfinder-sandbox-uids"])

@@ -26,7 +26,7 @@ def _running_with(marker: str) -> list[int]:
     return found
 
 
-def test_a_process_that_ends_first_takes_the_build_with_it() -> None:
+def test_a_process_that_ends_first_takes_the_build_with_it(tmp_path: Path) -> None:
     marker = f"viewfinder-font-build-{uuid.uuid4().hex}"
     program = textwrap.dedent(
         f"""
@@ -40,7 +40,8 @@ def test_a_process_that_ends_first_takes_the_build_with_it() -> None:
     )
     parent = subprocess.run(
         [sys.executable, "-c", program], capture_output=True, text=True, timeout=60,
-        env={**os.environ},
+        env={**os.environ, "TMPDIR": str(tmp_path)},
     )  # fmt: skip
     assert parent.stdout.strip() == "started", parent.stderr
     wait_until(lambda: not _running_with(marker), "the build to end with its parent", timeout=10)
+    assert list(tmp_path.iterdir()) == []  # its folder went with it

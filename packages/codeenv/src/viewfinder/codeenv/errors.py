@@ -20,3 +20,7 @@ class SandboxError(CodeEnvError):
 
 class EnvironmentClosedError(CodeEnvError):
     """The environment was closed; create a new one."""
+
+
+class ScriptFileError(CodeEnvError, ValueError):
+    """A file given to ``viewfinder exec`` cannot be run as Python source (not UTF-8)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,6 +13,7 @@ import typer
 from viewfinder.codeenv.config import CodeEnvConfig
 from viewfinder.codeenv.displays import FreshDisplays
 from viewfinder.codeenv.environment import CodeEnvironment
+from viewfinder.codeenv.errors import ScriptFileError
 from viewfinder.codeenv.models import CodeAction
 from viewfinder.core.files import output_folder
 
@@ -30,14 +32,26 @@ def parse_size(text: str) -> tuple[int, int]:
     return size
 
 
+#: What a run writes in its --out folder; all of it goes before the next run writes.
+_OUTPUTS = ("stdout.txt", "stderr.txt", "capture-*.png")
+
+
 def exec_file(
     file: Annotated[
         Path,
         typer.Argument(exists=True, dir_okay=False, readable=True, help="The Python file to run."),
     ],
+    args: Annotated[
+        list[str] | None,
+        typer.Argument(help="Arguments for the file (sys.argv[1:]); put them after --."),
+    ] = None,
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Folder for stdout.txt, stderr.txt and the PNGs.")
     ] = Path("exec-output"),
+    env_vars: Annotated[
+        list[str] | None,
+        typer.Option("--env", "-e", help="Set an environment variable for the file: K=V."),
+    ] = None,
     size: Annotated[str, typer.Option("--size", help="Display size, WIDTHxHEIGHT.")] = "1280x800",
     timeout: Annotated[
         float, typer.Option("--timeout", min=0.1, help="Seconds the file may run.")
@@ -48,17 +62,25 @@ def exec_file(
 ) -> None:
     """Run FILE in a fresh code env on a virtual display; capture_screenshot() works inside.
 
-    Writes OUT/stdout.txt, OUT/stderr.txt and OUT/capture-001.png, -002, ... (one per
-    capture, in order). Exits with the code's exit status.
+    The file runs as ``python FILE ARGS...`` would run it: ``sys.argv``, ``__file__`` and
+    ``sys.path[0]`` name it (files beside it are reachable), piped standard input is its
+    ``sys.stdin``. Writes OUT/stdout.txt, OUT/stderr.txt and OUT/capture-001.png, -002,
+    ... (one per capture, in order), replacing what an earlier run wrote there. Exits with
+    the code's exit status.
     """
     width, height = parse_size(size)
+    environment = _environment(env_vars or [])
+    source = _source(file)
+    stdin = None if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
     out = output_folder(out)  # before running: a result must not be lost for want of a folder
+    for pattern in _OUTPUTS:
+        for old in out.glob(pattern):
+            old.unlink()  # a rerun must not leave output of an earlier run beside its own
     config = CodeEnvConfig(width=width, height=height, timeout_s=timeout)
+    code = _as_script(file.resolve(), source, args or [], environment, stdin)
     with CodeEnvironment(config, displays=FreshDisplays(width, height)) as env:
         env.reset()
-        observation = env.step(CodeAction(code=file.read_text(encoding="utf-8")))
-    for old in out.glob("capture-*.png"):
-        old.unlink()  # a rerun must not leave captures of an earlier run beside its own
+        observation = env.step(CodeAction(code=code))
     (out / "stdout.txt").write_text(observation.stdout, encoding="utf-8")
     (out / "stderr.txt").write_text(observation.stderr, encoding="utf-8")
     captures = []
@@ -81,6 +103,48 @@ def exec_file(
             typer.echo(f"  {path_text}")
         typer.echo(f"  {summary['stdout']}\n  {summary['stderr']}")
     raise typer.Exit(observation.exit_code if 0 <= observation.exit_code < 256 else 1)
+
+
+def _environment(pairs: list[str]) -> dict[str, str]:
+    environment = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name or "\0" in pair:
+            raise typer.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--env")
+        environment[name] = value
+    return environment
+
+
+def _source(file: Path) -> str:
+    data = file.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScriptFileError(
+            f"{file} is not UTF-8 text (byte {exc.start}: {data[exc.start : exc.start + 1]!r}); "
+            "save it as UTF-8 (Python reads source files as UTF-8)"
+        ) from None
+
+
+def _as_script(
+    path: Path, source: str, args: list[str], environment: dict[str, str], stdin: bytes | None
+) -> str:
+    """Step code that runs ``source`` as Python runs a script file."""
+    # compiled under the file's own name, so tracebacks and inspect show its lines
+    return (
+        "def _viewfinder_run_script():\n"
+        "    import io, os, sys\n"
+        "    del globals()['_viewfinder_run_script']\n"
+        f"    sys.argv = {[str(path), *args]!r}\n"
+        f"    sys.path.insert(0, {str(path.parent)!r})\n"
+        f"    os.environ.update({environment!r})\n"
+        f"    stdin = {stdin!r}\n"
+        "    if stdin is not None:\n"
+        "        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding='utf-8')\n"
+        f"    return compile({source!r}, {str(path)!r}, 'exec')\n"
+        f"__file__ = {str(path)!r}\n"
+        "exec(_viewfinder_run_script())\n"
+    )
 
 
 def register(app: Any) -> None:

@@ -34,6 +34,8 @@ class FontCache:
         self._thread: threading.Thread | None = None
         self._files: list[Path] = []
         self._directory: Path | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._closed = False
 
     def start(self) -> None:
         """Start building the font list (once); returns at once."""
@@ -53,26 +55,35 @@ class FontCache:
 
     def _build(self) -> None:
         directory = Path(tempfile.mkdtemp(prefix="viewfinder-mplcache-"))
-        env = {**os.environ, "MPLCONFIGDIR": str(directory), "MPLBACKEND": "Agg"}
+        with self._lock:
+            self._directory = directory  # close() removes it, built or not
+            if self._closed:
+                shutil.rmtree(directory, ignore_errors=True)
+                return
+            env = {**os.environ, "MPLCONFIGDIR": str(directory), "MPLBACKEND": "Agg"}
+            try:
+                self._process = subprocess.Popen(
+                    [sys.executable, "-c", _BUILD_SCRIPT],
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    # a command that ends before the build (`viewfinder exec` of a quick
+                    # program) must not leave the build running on its own
+                    preexec_fn=die_with_parent,
+                )
+            except OSError as exc:
+                log.debug("matplotlib font list not prebuilt: %s", exc)
+                return
         try:
-            subprocess.run(
-                [sys.executable, "-c", _BUILD_SCRIPT],
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                timeout=300,
-                check=True,
-                # a command that ends before the build (`viewfinder exec` of a quick
-                # program) must not leave the build running on its own
-                preexec_fn=die_with_parent,
-            )
-        except (OSError, subprocess.SubprocessError) as exc:
+            status = self._process.wait(timeout=300)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            status = self._process.wait()
+        if status != 0:
             # No matplotlib, or it failed: workers build their own list if they need one.
-            log.debug("matplotlib font list not prebuilt: %s", exc)
-            shutil.rmtree(directory, ignore_errors=True)
+            log.debug("matplotlib font list not prebuilt: exit status %s", status)
             return
-        self._directory = directory
         self._files = sorted(directory.glob("fontlist-*.json"))
 
     def seed(self, home: Path, uid: int | None) -> None:
@@ -88,7 +99,14 @@ class FontCache:
                 os.chown(path, uid, uid)
 
     def close(self) -> None:
-        """Remove the built font list."""
+        """Stop a build still running and remove the font list's folder."""
+        with self._lock:
+            self._closed = True
+            process = self._process
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
+        self._files = []
         if self._directory is not None:
             shutil.rmtree(self._directory, ignore_errors=True)
 
