@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import base64
+import io
+import os
+import signal
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from PIL import Image
 
 from viewfinder.codeenv import CodeAction, CodeEnvironment
-from viewfinder.core.testing import ScreenshotLog
+from viewfinder.core.testing import ScreenshotLog, wait_until
 
 BLUE, RED, GREEN, WHITE = (0, 0, 255), (255, 0, 0), (0, 192, 0), (255, 255, 255)
 INSIDE_BLUE, INSIDE_RED, INSIDE_GREEN = (100, 70), (280, 70), (190, 170)
@@ -104,6 +109,13 @@ def test_captures_are_published_once_each_with_session_and_step(
     ("code", "message"),
     [
         ("capture_screenshot(window=0x7ffffff)", "no window with id"),
+        ("capture_screenshot(window=-1)", "no such window"),
+        ("capture_screenshot(window=2**40)", "no such window"),
+        (
+            "import tkinter as tk\nr = tk.Tk()\nb = tk.Button(r)\nb.pack()\nr.update()\n"
+            "b.destroy()\ncapture_screenshot(window=b)",
+            "is gone",
+        ),
         ("capture_screenshot(region=(600, 400, 100, 100))", "reaches past the 640x480 screen"),
         (
             "import tkinter as tk\nr = tk.Tk()\nr.withdraw()\ncapture_screenshot(window=r)",
@@ -161,6 +173,42 @@ def test_capture_after_the_display_died_says_so(env: CodeEnvironment) -> None:
     obs = env.step(CodeAction(code="capture_screenshot()"))
     assert obs.exit_code == 1
     assert "is gone (its X server exited)" in obs.stderr
+
+
+def test_capture_after_the_x_server_was_killed_says_so(env: CodeEnvironment) -> None:
+    # Killed, and not yet reaped by its parent: a zombie still answers signal 0.
+    assert env.display is not None and env.display.pid is not None
+    os.kill(env.display.pid, signal.SIGKILL)
+    wait_until(lambda: _state(env.display.pid) in ("Z", None), "the X server to die")  # type: ignore[union-attr]
+    obs = env.step(CodeAction(code="capture_screenshot()"))
+    assert obs.exit_code == 1
+    assert "is gone (its X server exited)" in obs.stderr
+    assert obs.screenshots == []
+
+
+def _state(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+def test_a_capture_from_another_thread_works_while_tk_is_alive(env: CodeEnvironment) -> None:
+    obs = env.step(
+        CodeAction(
+            code="import base64, io, threading\nimport tkinter as tk\n"
+            "root = tk.Tk()\nroot.geometry('200x100+0+0')\n"
+            "tk.Frame(root, bg='#0000ff', width=200, height=100).pack()\nroot.update()\n"
+            "shots = []\n"
+            "thread = threading.Thread(target=lambda: shots.append(capture_screenshot()))\n"
+            "thread.start()\nthread.join()\nprint(len(shots))\n"
+        )
+    )
+    assert obs.exit_code == 0, obs.stderr
+    assert obs.stdout == "1\n" and obs.stderr == ""
+    (shot,) = obs.screenshots
+    image = Image.open(io.BytesIO(base64.b64decode(shot))).convert("RGB")
+    assert image.getpixel((100, 50)) == (0, 0, 255)
 
 
 def test_capture_limit_per_step(make_env: Callable[..., CodeEnvironment]) -> None:

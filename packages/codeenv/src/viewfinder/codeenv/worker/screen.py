@@ -14,7 +14,6 @@ sandbox, next to the code) and exactly once per capture.
 from __future__ import annotations
 
 import base64
-import os
 import threading
 from typing import TYPE_CHECKING
 
@@ -131,15 +130,18 @@ class Screen:
         pid = self.config.xvfb_pid
         if pid is None:
             return
+        # An X server that died is a zombie until its parent (not us) reaps it, and
+        # signal 0 still reaches a zombie: read its state instead.
         try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                state = stat.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            state = b"X"
+        if state in (b"Z", b"X", b"x"):
             raise RuntimeError(
                 f"capture_screenshot(): the display {self.config.display} is gone (its "
                 "X server exited); nothing can be captured until the environment is reset"
-            ) from None
-        except PermissionError:
-            pass  # alive, and owned by another user
+            )
 
     def _grab(self, area: Any) -> Any:
         if self._screen is None:
@@ -205,9 +207,20 @@ def _window_id(window: Any) -> int | None:
     if isinstance(window, bool):
         raise TypeError("capture_screenshot(window=...): expected a window, got a bool")
     if isinstance(window, int):
+        if not 0 < window < 2**32:
+            raise RuntimeError(
+                f"capture_screenshot(): no such window {window}; X window ids are positive "
+                "32-bit numbers (list them with `xwininfo -root -tree`)"
+            )
         return window
     if hasattr(window, "winfo_id"):  # a tkinter widget
-        return int(window.winfo_id())
+        try:
+            return int(window.winfo_id())
+        except Exception as exc:  # tkinter.TclError: the widget was destroyed
+            raise RuntimeError(
+                f"capture_screenshot(): the tkinter widget {window} is gone ({exc}); "
+                "capture it while it exists"
+            ) from None
     if hasattr(window, "canvas") and hasattr(window, "savefig"):  # a matplotlib figure
         found = toolkits.figure_window(window)
         if found is None:

@@ -27,6 +27,7 @@ import base64
 import importlib.util
 import io
 import sys
+import threading
 import weakref
 from typing import TYPE_CHECKING
 
@@ -167,7 +168,13 @@ def figure_window(figure: Any) -> int | None:
 
 
 def pump() -> None:
-    """Let every toolkit the code uses draw what it has pending (see the module docstring)."""
+    """Let every toolkit the code uses draw what it has pending (see the module docstring).
+
+    Only on the main thread: the toolkits are not thread-safe (Tk refuses calls from
+    other threads), and a capture from another thread reads the screen as it is.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return
     pyplot = sys.modules.get("matplotlib.pyplot")
     if pyplot is not None:
         from matplotlib._pylab_helpers import Gcf
