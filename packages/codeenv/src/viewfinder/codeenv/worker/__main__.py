@@ -36,9 +36,15 @@ def _serve(command_fd: int, result_fd: int) -> int:
     if start is None or start.kind != "start":
         return 2
     config = start.header
-    confined = confinement.confine(confinement.Limits.from_header(config.get("limits", {})))
+    limits = confinement.Limits.from_header(config.get("limits", {}))
+    # The worker's own descriptors go above the open-file limit the code gets: a daemon's
+    # habit of closing every descriptor up to that limit then leaves the worker whole.
+    high = _above_limit(limits.open_files)
+    if high is not None:
+        command_fd, result_fd = _move_high(command_fd, high), _move_high(result_fd, high + 1)
+    execution.save_streams(high + 2 if high is not None else None)
+    confined = confinement.confine(limits)
     toolkits.install()
-    execution.save_streams()
     # A crash in C code (a segfault) then prints where the Python code was.
     faulthandler.enable(file=sys.stderr)
 
@@ -57,7 +63,9 @@ def _serve(command_fd: int, result_fd: int) -> int:
     namespace = execution.new_namespace({"capture_screenshot": screen.capture_screenshot})
     protocol.write_frame(result_fd, {"type": "ready", "pid": os.getpid(), **confined})
     # Only while idle: a step that is already waiting should not wait for this.
-    idle = not select.select([command_fd], [], [], 0)[0]
+    poller = select.poll()  # select() cannot watch descriptors past 1023
+    poller.register(command_fd, select.POLLIN)
+    idle = not poller.poll(0)
     if config.get("preload") and screen.config.display is not None and idle:
         preload()
 
@@ -115,6 +123,21 @@ def main(argv: list[str]) -> int:
         return _serve(command_fd, result_fd)
     except (BrokenPipeError, protocol.ProtocolError):
         return 3  # the parent went away or spoke nonsense: nothing left to serve
+
+
+def _above_limit(open_files: int | None) -> int | None:
+    """A descriptor number above ``open_files`` the worker may still use, or None."""
+    if open_files is None:
+        return None
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = open_files + 8  # room for the protocol pipes and the saved streams
+    if wanted + 4 > hard:
+        return None
+    if soft < wanted + 4:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted + 4, hard))
+    return wanted
 
 
 def _move_high(fd: int, target: int) -> int:

@@ -34,10 +34,17 @@ if TYPE_CHECKING:
 _SAVED_FDS: dict[int, int] = {}
 
 
-def save_streams() -> None:
-    """Keep copies of fds 1 and 2 out of the code's way, to restore them after each step."""
-    for fd in (1, 2):
-        _SAVED_FDS[fd] = os.dup(fd)
+def save_streams(first: int | None = None) -> None:
+    """Keep copies of fds 1 and 2 out of the code's way, to restore them after each step.
+
+    ``first``: put the copies at ``first`` and ``first + 1`` (above the code's open-file
+    limit, where closing "every" descriptor does not reach them).
+    """
+    for offset, fd in enumerate((1, 2)):
+        if first is None:
+            _SAVED_FDS[fd] = os.dup(fd)
+        else:
+            _SAVED_FDS[fd] = os.dup2(fd, first + offset, inheritable=False)
     # Python made block-buffered streams for the pipes; line-buffered ones keep the
     # order of print() and of direct writes (os.write, C code, children) as written.
     sys.stdout = sys.stderr = None
@@ -104,8 +111,9 @@ def _run(code: str, step: int, namespace: dict[str, Any]) -> int:
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
     try:
         compiled = compile(code, filename, "exec")
-    except (SyntaxError, ValueError) as exc:
-        traceback.print_exception(type(exc), exc, None, file=sys.stderr)
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
+        # too much code or too deeply nested code fails the step, not the worker
+        _report(exc, None)
         return 1
     try:
         exec(compiled, namespace)
@@ -113,9 +121,20 @@ def _run(code: str, step: int, namespace: dict[str, Any]) -> int:
         return _exit_status(exc)
     except BaseException as exc:
         # Skip this frame: the traceback starts in the code, as `python file.py` shows it.
-        traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next, file=sys.stderr)  # type: ignore[union-attr]
+        _report(exc, exc.__traceback__.tb_next if exc.__traceback__ else None)
         return 1
     return 0
+
+
+def _report(exc: BaseException, tb: Any) -> None:
+    """Print the traceback to the code's stderr, put back first if the code closed it."""
+    try:
+        traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):  # closed, replaced or broken by the code
+        restore_streams()
+        with contextlib.suppress(OSError, ValueError):
+            traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
 
 
 def _exit_status(exc: SystemExit) -> int:
