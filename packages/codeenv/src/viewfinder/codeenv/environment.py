@@ -106,6 +106,10 @@ class CodeEnvironment:
             self._stop_worker()
             if self._display is not None and not self._display.is_alive():
                 self._release_display()  # the source replaces a display that died
+            if self._display is not None:
+                # the old worker's windows went with its processes; what it set on the
+                # server (root background, keymap, pointer...) goes back to a fresh state
+                self._display.restore_state()
             if self.config.display and self._display is None:
                 self._display = self._displays.acquire(timeout=self.config.start_timeout_s)
             self._state = CodeState(episode_id=episode_id or uuid.uuid4().hex)

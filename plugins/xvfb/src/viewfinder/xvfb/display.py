@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from viewfinder.xvfb import server
+from viewfinder.xvfb import server, state
 from viewfinder.xvfb.framebuffer import Framebuffer
 
 if TYPE_CHECKING:
@@ -60,6 +60,7 @@ class Display:
         self._log_path: Path | None = None
         self._input: XInput | None = None
         self._framebuffer: Framebuffer | None = None
+        self._state: state.DisplayState | None = None
 
     # -- lifetime -------------------------------------------------------------------
 
@@ -90,6 +91,10 @@ class Display:
                 raise
             self._process, self._number = launched.process, launched.number
             self._fbdir, self._log_path = fbdir, log_path
+            try:
+                self._state = state.snapshot(self.name)
+            except Exception:  # restore_state() then has nothing to go back to
+                self._state = None
         with _running_lock:
             _running.add(self)
         return self
@@ -203,6 +208,25 @@ class Display:
             if self._input is not None:
                 self._input.close()
                 self._input = None
+
+    def restore_state(self) -> bool:
+        """Put back what clients changed on the server besides their windows.
+
+        The root window's background and properties, the keyboard and modifier mappings,
+        the pointer's position, and keys or buttons left pressed go back to how they were
+        when the display started (see :mod:`viewfinder.xvfb.state`). Windows are not
+        touched: close their clients first. False when there is nothing to go back to or
+        the display cannot be reached.
+        """
+        self.close_input()
+        snapshot = self._state
+        if snapshot is None or not self.is_alive():
+            return False
+        try:
+            state.restore(self.name, snapshot)
+        except Exception:  # a display that dies meanwhile: the caller replaces it
+            return False
+        return True
 
     def framebuffer(self) -> Framebuffer:
         """The mapped framebuffer of this display (one shared instance, closed by stop())."""

@@ -10,10 +10,6 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-import Xlib.display
-from Xlib import X
-from Xlib.ext import xtest
-
 from viewfinder.core.errors import ViewfinderError
 from viewfinder.xvfb import windows
 from viewfinder.xvfb.connection import close_quietly, open_display
@@ -254,7 +250,7 @@ class DisplayPool:
             return False
         try:
             left = windows.close_all_clients(conn, timeout=self.clean_timeout)
-            _release_input(conn)
+            display.restore_state()
         except Exception as exc:  # any X failure means we cannot vouch for the display
             log.warning("could not clean display %s: %r", display.name, exc)
             return False
@@ -265,17 +261,3 @@ class DisplayPool:
                 "display %s kept windows %s after their clients were killed", display.name, left
             )
         return not left and display.is_alive()
-
-
-def _release_input(conn: Xlib.display.Display) -> None:
-    """Let go of any key or button the previous user left pressed (through XTest)."""
-    pointer = conn.screen().root.query_pointer()
-    for button, mask in ((1, X.Button1Mask), (2, X.Button2Mask), (3, X.Button3Mask)):
-        if pointer.mask & mask:
-            xtest.fake_input(conn, X.ButtonRelease, button)
-    keymap = conn.query_keymap()
-    for byte_index, byte in enumerate(keymap):
-        for bit in range(8):
-            if byte & (1 << bit):
-                xtest.fake_input(conn, X.KeyRelease, byte_index * 8 + bit)
-    conn.sync()
