@@ -86,7 +86,8 @@ def test_timeout_kills_the_step_and_the_next_step_runs_in_a_fresh_worker(
     assert obs.stdout == "looping\n"  # output before the timeout is kept
     assert "ran past its 1.5 s timeout" in obs.stderr
     assert "ran past its 1.5 s timeout" in obs.metadata["worker_lost"]
-    worker_gone(pid, uid, home)  # the worker and its `sleep` child are gone
+    worker_gone(pid, uid, None)  # the worker and its `sleep` child are gone
+    assert home is not None and home.exists()  # the episode's home stays for the next one
 
     obs = env.step(CodeAction(code="print(globals().get('state'))"))
     assert (obs.exit_code, obs.stdout) == (0, "None\n")

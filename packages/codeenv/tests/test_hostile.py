@@ -73,7 +73,9 @@ def test_hostile_code_is_contained_and_the_next_step_works(
     assert len(obs.stdout) <= 2 * 1024 * 1024  # output stays bounded
     lost = "worker_lost" in obs.metadata
     if lost:
-        worker_gone(*before)  # nothing of the old worker is left
+        # nothing of the old worker is left but the episode's home, kept for the next one
+        worker_gone(before[0], before[1], None)
+        assert before[2] is not None and before[2].exists()
 
     after = env.step(CodeAction(code="print('works', globals().get('before'))"))
     assert after.exit_code == 0, after.stderr

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import threading
 import uuid
+from pathlib import Path
 from typing import Any
 
 from viewfinder.codeenv.config import CodeEnvConfig
@@ -66,6 +69,7 @@ class CodeEnvironment:
         self._lock = threading.RLock()
         self._display: Display | None = None
         self._worker: WorkerProcess | None = None
+        self._home: Path | None = None
         self._state = CodeState()
         self._closed = False
         self._pending_loss: str | None = None
@@ -112,6 +116,7 @@ class CodeEnvironment:
                 self._display.restore_state()
             if self.config.display and self._display is None:
                 self._display = self._displays.acquire(timeout=self.config.start_timeout_s)
+            self._end_episode_home()
             self._state = CodeState(episode_id=episode_id or uuid.uuid4().hex)
             self._pending_loss = None
             self._start_worker()
@@ -151,6 +156,7 @@ class CodeEnvironment:
             worker.interrupt()  # a step running in another thread returns promptly
         with self._lock:
             self._stop_worker()
+            self._end_episode_home()
             self._release_display()
 
     def __enter__(self) -> CodeEnvironment:
@@ -172,9 +178,19 @@ class CodeEnvironment:
             )
 
     def _start_worker(self) -> None:
+        if self._home is None:
+            # one home per episode: a worker started again after a timeout or a crash
+            # finds the files the episode wrote
+            self._home = Path(tempfile.mkdtemp(prefix="viewfinder-codeenv-"))
         self._worker = WorkerProcess(
-            self.config, self._display, on_capture=self._publish, users=self._users
-        )
+            self.config, self._display, on_capture=self._publish, users=self._users,
+            home=self._home,
+        )  # fmt: skip
+
+    def _end_episode_home(self) -> None:
+        home, self._home = self._home, None
+        if home is not None:
+            shutil.rmtree(home, ignore_errors=True)
 
     def _stop_worker(self) -> None:
         worker, self._worker = self._worker, None
@@ -220,7 +236,7 @@ class CodeEnvironment:
             metadata["worker_restarted"] = True
             metadata["state_lost"] = (
                 f"this step ran in a fresh worker: {restarted}, so globals, imports and "
-                "windows of earlier steps are gone"
+                "windows of earlier steps are gone (files in the home are kept)"
             )
         if run.worker_lost is not None:
             metadata["worker_lost"] = run.worker_lost

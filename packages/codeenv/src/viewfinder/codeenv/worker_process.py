@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from viewfinder.codeenv import process_tree
+from viewfinder.codeenv import process_tree, shared_tmp
 from viewfinder.codeenv.config import EXIT_TIMEOUT, CodeEnvConfig, MiB
 from viewfinder.codeenv.errors import WorkerStartError
 from viewfinder.codeenv.font_cache import shared_font_cache
@@ -99,8 +99,11 @@ class WorkerProcess:
         *,
         on_capture: Callable[[Capture], None] | None = None,
         users: SandboxUsers | None = None,
+        home: Path | None = None,
     ) -> None:
         self.config = config
+        #: A home the caller owns (kept when the worker stops), or None for one of its own.
+        self._given_home = home
         self.display = display
         self._on_capture = on_capture
         self._lease: UidLease | None = None
@@ -174,9 +177,12 @@ class WorkerProcess:
     def _start(self, users: SandboxUsers | None) -> None:
         if self._use_sandbox_user():
             self._lease = (users or shared_users()).lease()
-        self._home = Path(tempfile.mkdtemp(prefix="viewfinder-codeenv-"))
+        if self._given_home is not None:
+            self._home = self._given_home
+        else:
+            self._home = Path(tempfile.mkdtemp(prefix="viewfinder-codeenv-"))
         if self._lease is not None:
-            os.chown(self._home, self._lease.uid, self._lease.uid)
+            _chown_tree(self._home, self._lease.uid)
         shared_font_cache().seed(self._home, self.uid)
         command_r, self._command_fd = os.pipe()
         self._result_fd, result_w = os.pipe()
@@ -497,9 +503,22 @@ class WorkerProcess:
                     os.close(fd)
         self._command_fd = self._result_fd = -1
         if self._lease is not None and not left:
+            # What the code wrote to the machine-wide temporary folders is the session's:
+            # it goes with the session, before the id is handed to another one.
+            kept = (self._given_home,) if self._given_home is not None else ()
+            shared_tmp.remove_owned_by(self._lease.uid, keep=kept)
             # An id with processes left is not handed out again: lease() skips busy ids.
             self._lease.release()
         self._lease = None if not left else self._lease
-        if self._home is not None:
+        if self._home is not None and self._given_home is None:
             shutil.rmtree(self._home, ignore_errors=True)
-            self._home = None
+        self._home = None
+
+
+def _chown_tree(root: Path, uid: int) -> None:
+    """Give ``root`` and everything in it to ``uid`` (a home kept across workers)."""
+    os.chown(root, uid, uid)
+    for folder, dirs, files in os.walk(root):
+        for name in (*dirs, *files):
+            with contextlib.suppress(OSError):  # gone meanwhile
+                os.chown(os.path.join(folder, name), uid, uid, follow_symlinks=False)

@@ -143,6 +143,8 @@ def confine(limits: Limits) -> dict[str, Any]:
     if limits.uid is not None and os.geteuid() == 0:
         _switch_user(libc, limits.uid, limits.keep_read_access)
         switched = True
+        # what the session writes, in /tmp as anywhere, is readable by it alone
+        os.umask(0o077)
     if switched or os.geteuid() != 0:
         # Applied only once we are not root: root ignores it, and a non-root user's
         # count includes every process of that user (see the module docstring).
