@@ -123,6 +123,16 @@ def test_a_json_object_that_is_not_a_cache_is_refused_by_every_command(
     assert other.read_text() == '{"name": "app", "version": "1.0"}'  # left as it was
 
 
+@pytest.mark.parametrize("bad", ["/proc/viewfinder-nope/c.json", "/dev/null/c.json"])
+def test_build_to_a_path_that_cannot_be_written_is_one_line(source: Path, bad: str) -> None:
+    result = invoke("cache", "build", str(source), "-o", bad)
+    assert result.exit_code in (1, 2), result.output
+    assert ("Traceback" not in result.output and result.exception is None) or isinstance(
+        result.exception, SystemExit
+    )
+    assert result.output.startswith("error: ") and bad.split("/")[1] in result.output
+
+
 def test_check_prints_distances_without_acting(
     canvas_backend: Canvas, built: Path, form: Callable[..., Image.Image]
 ) -> None:

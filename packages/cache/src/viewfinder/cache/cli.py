@@ -126,6 +126,9 @@ def build_command(
     """Build a cache file, hashing the region around each click and text entry."""
     from viewfinder.cache.recording import RecordingSettings, build_cache
     from viewfinder.cache.store import save_cache_file
+    from viewfinder.core.files import output_folder
+
+    output_folder(output.parent)  # before the build: its work must not be lost at the end
 
     given: dict[str, Any] = {
         "method": method,

@@ -22,6 +22,8 @@ from viewfinder.cache.actions import action_point, point_field
 from viewfinder.cache.errors import CacheFileError, HashSettingsError, StepCoordinateError
 from viewfinder.cache.hashing import check_hash_size, hash_length
 from viewfinder.cache.models import VISUAL_METHODS, CacheFile
+from viewfinder.core.errors import OutputPathError
+from viewfinder.core.files import output_folder
 
 _HEX = frozenset(string.hexdigits)
 
@@ -233,11 +235,16 @@ def save_cache_file(cache: CacheFile, path: str | os.PathLike[str]) -> Path:
     target = Path(path)
     check_cache_file(cache, target)
     text = cache.to_json()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
-    handle, temporary = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-    )
+    try:
+        output_folder(target.parent)
+        mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
+        handle, temporary = tempfile.mkstemp(
+            dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+        )
+    except OutputPathError:
+        raise
+    except OSError as exc:
+        raise OutputPathError(target, exc.strerror or str(exc)) from exc
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
@@ -245,6 +252,9 @@ def save_cache_file(cache: CacheFile, path: str | os.PathLike[str]) -> Path:
             os.fsync(out.fileno())
         os.chmod(temporary, mode)
         os.replace(temporary, target)
+    except OSError as exc:
+        Path(temporary).unlink(missing_ok=True)
+        raise OutputPathError(target, exc.strerror or str(exc)) from exc
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
