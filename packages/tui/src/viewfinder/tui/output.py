@@ -1,7 +1,15 @@
-"""The bounded buffer of a process's output lines, and splitting bytes into lines."""
+"""The bounded buffer of a process's output lines, and splitting bytes into lines.
+
+Everything a process writes is shown as text, never passed to the user's terminal as
+commands: :func:`terminal_safe` drops every escape sequence (OSC titles, OSC 52
+clipboard writes, OSC 8 links, CSI cursor moves, erases and screen switches, DCS, their
+8-bit C1 forms, colours too) and shows any other control character as a visible symbol
+(``␛``, ``␇``, ``\x9b``). The log widget shows plain text, so colours go as well.
+"""
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Sequence
 from itertools import repeat
@@ -81,12 +89,46 @@ class LineSplitter:
         return _split(_decode(rest)) if rest else []
 
 
+# Whole escape sequences (ECMA-48), 7-bit and 8-bit; an unterminated string sequence
+# runs to the end of the text it is in.
+_SEQUENCE = re.compile(
+    r"\x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # OSC ... BEL or ST
+    r"|\x1b[PX^_][^\x1b\x9c]*(?:\x1b\\|\x9c)?"  # DCS, SOS, PM, APC ... ST
+    r"|\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
+    r"|\x1b[ -/]*[0-~]"  # any other ESC sequence (character sets, keypad modes, RIS)
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
+    r"|\x9d[^\x07\x9c]*(?:\x07|\x9c)?"  # 8-bit OSC
+    r"|[\x90\x98\x9e\x9f][^\x9c]*\x9c?"  # 8-bit DCS, SOS, PM, APC
+)
+# Control characters left after that, but for tab, newline and carriage return.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Unicode control pictures: ␀ ␇ ␛ ...
+    return "\u2421" if code == 0x7F else f"\\x{code:02x}"
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with no escape sequence and no control character a terminal would act on.
+
+    Sequences are dropped whole; other control characters (a bare ESC, BEL, C1 codes)
+    become visible symbols. Tab, newline and carriage return are kept.
+    """
+    if _CONTROL.search(text) is None:
+        return text  # the common case, checked in C
+    return _CONTROL.sub(_visible, _SEQUENCE.sub("", text))
+
+
 def _decode(data: bytes) -> str:
-    return data.decode("utf-8", "replace")
+    return terminal_safe(data.decode("utf-8", "replace"))
 
 
 def _split(text: str) -> list[str]:
     lines = text.split("\n")
     if "\r" in text:
-        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+        # a carriage return starts the line over, as a terminal shows it (progress bars)
+        lines = [line.rstrip("\r").rsplit("\r", 1)[-1] for line in lines]
     return lines
