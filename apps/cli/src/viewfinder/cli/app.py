@@ -9,6 +9,7 @@ so ``viewfinder --help`` and ``--version`` import none of the packages.
 from __future__ import annotations
 
 import logging
+import signal
 from importlib import metadata
 from typing import Annotated, Any
 
@@ -122,11 +123,27 @@ def register_plugin_commands(app: CommandRegistry) -> None:
     app.current_plugin = BUILT_IN
 
 
+def _exit_on_signal(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)  # the status a shell reports for a killed command
+
+
+def _exit_cleanly_on_signals() -> None:
+    """SIGTERM and SIGHUP end a command as Ctrl-C does: its cleanup runs.
+
+    By default Python dies on them at once, and a command's browsers, displays and
+    temporary folders would be left behind (a closed terminal sends SIGHUP).
+    """
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) is signal.SIG_DFL:
+            signal.signal(signum, _exit_on_signal)
+
+
 def main() -> None:
     """Entry point of the ``viewfinder`` console script."""
     # Warnings of the library (a plugin that failed to import, ...) reach the user once,
     # on stderr, as one line each.
     logging.basicConfig(format="%(levelname)s: %(message)s", level=logging.WARNING)
+    _exit_cleanly_on_signals()
     try:
         app = build_app()
     except ViewfinderError as exc:  # a misconfigured plugin: say which, no traceback

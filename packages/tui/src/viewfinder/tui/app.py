@@ -7,6 +7,8 @@ hand in their own process manager, environment or capture backend.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 from collections import deque
 from collections.abc import Callable
 from datetime import datetime
@@ -385,4 +387,23 @@ async def run_tui(
     """
     async with ViewfinderEnvironment(config) as environment:
         app = create_app(environment=environment)
-        await app.run_async(headless=headless, auto_pilot=auto_pilot, size=size)
+        loop = asyncio.get_running_loop()
+        # SIGTERM and SIGHUP (the terminal closed) quit as Ctrl+Q does: every process is
+        # stopped and the environment cleaned up, not left behind.
+        handled = []
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signum, _quit_soon, app)
+                handled.append(signum)
+        try:
+            await app.run_async(headless=headless, auto_pilot=auto_pilot, size=size)
+        finally:
+            for signum in handled:
+                loop.remove_signal_handler(signum)
+
+
+def _quit_soon(app: ViewfinderApp) -> None:
+    if app.is_running:
+        app.call_later(app.action_quit)
+    else:
+        app.exit()

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from viewfinder.core import lifetime
 from viewfinder.tui import process_groups
 from viewfinder.tui.errors import (
     CommandNotFoundError,
@@ -51,6 +52,11 @@ class ProcessManager:
     process a child subreaper, so it is off by default for library use; the
     environment and the TUI, which own their process, turn it on.
 
+    With ``die_with_parent`` (the default) every process gets SIGKILL from the kernel
+    when the thread that started it ends (``PR_SET_PDEATHSIG``), so not even a SIGKILL of
+    this process leaves them running: start them from a thread that lives as long as
+    they should (the event loop's), or pass False.
+
     Use it on one event loop; ``async with ProcessManager() as processes:`` kills
     everything on exit.
     """
@@ -63,6 +69,7 @@ class ProcessManager:
         base_env: Mapping[str, str] | None = None,
         clock: Callable[[], datetime] = utc_now,
         reap_orphans: bool = False,
+        die_with_parent: bool = True,
     ) -> None:
         if buffer_lines < 1:
             raise ValueError(f"buffer_lines must be at least 1, not {buffer_lines}")
@@ -73,6 +80,7 @@ class ProcessManager:
         self.base_env = dict(base_env) if base_env is not None else None
         self.clock = clock
         self.reap_orphans = reap_orphans
+        self.die_with_parent = die_with_parent
         self.events = EventBus()
         self._processes: dict[str, ManagedProcess] = {}
         self._next_id = 1
@@ -118,6 +126,7 @@ class ProcessManager:
                 stdout=output,
                 stderr=output,
                 start_new_session=True,  # its own group: one killpg reaches its children
+                preexec_fn=lifetime.die_with_parent if self.die_with_parent else None,
             )
         except PermissionError as exc:
             raise CommandNotFoundError(command, f"permission denied ({exc.strerror})") from exc

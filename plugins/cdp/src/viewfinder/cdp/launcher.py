@@ -25,6 +25,7 @@ from pathlib import Path
 
 from viewfinder.cdp.errors import ChromiumLaunchError
 from viewfinder.core import DependencyMissingError
+from viewfinder.core.lifetime import die_with_parent
 
 #: Environment variable naming the Chromium executable to use.
 CHROMIUM_ENV = "VIEWFINDER_CHROMIUM"
@@ -196,6 +197,9 @@ def launch_chromium(
             stderr=stderr,
             env=env,
             start_new_session=True,
+            # Chromium ends with the thread that started it, even when this process is
+            # killed with SIGKILL and can clean up nothing.
+            preexec_fn=die_with_parent,
         )
     try:
         ws_url = _wait_for_devtools(process, profile, stderr_path, timeout)
