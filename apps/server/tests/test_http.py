@@ -59,8 +59,17 @@ def test_reset_and_step_answer_in_openenv_layout(server: LocalServer) -> None:
         (b'{"action": {"code": "x"}, "surprise": 1}', "extra_forbidden"),
         (b'{"action": {"code": "x", "language": "py"}}', "extra_forbidden"),
         (b'{"action": {"code": 5}}', "string_type"),
-        (b'{"action": {"code": "x", "timeout_s": "soon"}}', "float_parsing"),
+        (b'{"action": {"code": "x", "timeout_s": "soon"}}', "float_type"),
+        (b'{"action": {"code": "x", "timeout_s": "5"}}', "float_type"),
+        (b'{"action": {"code": "x", "capture_screenshot": "yes"}}', "bool_type"),
         (b'{"action": {"code": "x"}, "timeout_s": -1}', "greater_than"),
+        (b'{"action": {"code": "x"}, "timeout_s": 0}', "greater_than"),
+        (b'{"action": {"code": "x"}, "timeout_s": 1e12}', "less_than_equal"),
+        (b'{"action": {"code": "x"}, "timeout_s": 1e300}', "less_than_equal"),
+        (b'{"action": {"code": "x", "timeout_s": 1e300}}', "less_than_equal"),
+        (b'{"action": {"code": "x"}, "timeout_s": Infinity}', "finite_number"),
+        (b'{"action": {"code": "x"}, "timeout_s": NaN}', "finite_number"),
+        (b'{"action": {"code": "x", "timeout_s": -Infinity}}', "finite_number"),
         (b"{}", "missing"),
     ],
 )
@@ -72,6 +81,8 @@ def test_bad_step_requests_get_422_with_the_reason(
     )
     assert response.status_code == 422
     assert reason in {error["type"] for error in response.json()["detail"]}
+    # the server goes on serving
+    assert httpx.get(f"{server.base_url}/health").status_code == 200
 
 
 def test_bad_reset_requests_get_422(server: LocalServer) -> None:

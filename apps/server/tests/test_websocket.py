@@ -74,12 +74,32 @@ def test_bad_messages_get_error_messages_and_the_session_goes_on(server: LocalSe
             ({"type": "step"}, "VALIDATION_ERROR", "data: Field required"),
             ({"type": "state", "extra": True}, "VALIDATION_ERROR", "extra: Extra inputs"),
             ({"type": "reset", "data": {"seed": -1}}, "VALIDATION_ERROR", "data.seed"),
+            (
+                '{"type": "step", "data": {"code": "x", "timeout_s": Infinity}}',
+                "VALIDATION_ERROR",
+                "data.timeout_s: Input should be a finite number",
+            ),
+            (
+                {"type": "step", "data": {"code": "x", "timeout_s": 1e300}},
+                "VALIDATION_ERROR",
+                "data.timeout_s: Input should be less than or equal to 86400",
+            ),
+            (
+                {"type": "step", "data": {"code": "x", "capture_screenshot": "yes"}},
+                "VALIDATION_ERROR",
+                "data.capture_screenshot: Input should be a valid boolean",
+            ),
         ]
         for message, code, reason in cases:
             reply = ask(ws, message)
             assert reply["type"] == "error", message
             assert reply["data"]["code"] == code
             assert reason in reply["data"]["message"]
+        ws.send(b'{"type": "state"}')  # a binary frame
+        binary = json.loads(ws.recv(timeout=60))
+        assert binary["type"] == "error" and "binary frames" in binary["data"]["message"]
+        deep = ask(ws, "[" * 100_000 + "]" * 100_000)
+        assert deep["type"] == "error" and deep["data"]["code"] == "INVALID_JSON"
         step = ask(ws, {"type": "step", "data": {"code": "print('fine')"}})
         assert step["data"]["observation"]["stdout"] == "fine\n"
 

@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from viewfinder.codeenv.font_cache import shared_font_cache
@@ -57,6 +59,14 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     app.include_router(info.router)
     app.include_router(env.router)
     app.include_router(ws.router)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
+        # FastAPI's own answer, but one that can carry what was sent: Infinity or NaN
+        # (which Python's JSON reader accepts) cannot be written back as JSON numbers.
+        return JSONResponse(
+            status_code=422, content={"detail": wire.json_safe(jsonable_encoder(exc.errors()))}
+        )
 
     @app.exception_handler(CapacityReachedError)
     async def capacity_reached(_: Request, exc: CapacityReachedError) -> JSONResponse:

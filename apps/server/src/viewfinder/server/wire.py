@@ -15,11 +15,13 @@ Unlike OpenEnv's generic server, unknown fields are refused here (422 over HTTP,
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from viewfinder.codeenv import CodeAction
+from viewfinder.codeenv.models import MAX_TIMEOUT_S
 
 #: OpenEnv's WebSocket error codes (``openenv.core.env_server.types.WSErrorCode``).
 INVALID_JSON = "INVALID_JSON"
@@ -42,10 +44,10 @@ class ResetRequest(BaseModel):
 class StepRequest(BaseModel):
     """Body of ``POST /step``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     action: CodeAction
-    timeout_s: float | None = Field(default=None, gt=0)
+    timeout_s: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
     request_id: str | None = Field(default=None, max_length=255)
 
 
@@ -90,8 +92,19 @@ def error_message(code: str, message: str, **extra: Any) -> dict[str, Any]:
 
 def validation_errors(exc: ValidationError) -> list[dict[str, Any]]:
     """pydantic's errors as plain JSON (their context may hold exception objects)."""
-    errors: list[dict[str, Any]] = json.loads(exc.json(include_url=False))
+    errors: list[dict[str, Any]] = json_safe(json.loads(exc.json(include_url=False)))
     return errors
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with every non-finite float (inf, nan) written as its text."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, dict):
+        return {key: json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(item) for item in value]
+    return value
 
 
 def describe(errors: list[dict[str, Any]]) -> str:
@@ -109,6 +122,8 @@ def parse_message(raw: str) -> BaseModel | dict[str, Any]:
         message = json.loads(raw)
     except ValueError as exc:
         return error_message(INVALID_JSON, f"the message is not valid JSON: {exc}")
+    except RecursionError:
+        return error_message(INVALID_JSON, "the message nests JSON too deeply to be read")
     if not isinstance(message, dict):
         return error_message(
             VALIDATION_ERROR,

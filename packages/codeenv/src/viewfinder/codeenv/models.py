@@ -16,6 +16,9 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+#: The longest a step may be asked to run, in seconds (a day).
+MAX_TIMEOUT_S = 24 * 3600
+
 
 class CodeAction(BaseModel):
     """Run ``code`` (Python source) in the session's interpreter.
@@ -25,10 +28,12 @@ class CodeAction(BaseModel):
     ``capture_screenshot()`` inside the code instead (see docs/codeenv.md).
     """
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # strict: "5" is not a number of seconds and "yes" is not True; a client that sends
+    # them gets told, instead of a guess
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, strict=True)
 
     code: str
-    timeout_s: float | None = Field(default=None, gt=0, le=24 * 3600)
+    timeout_s: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
     capture_screenshot: bool = False
     metadata: dict[str, Any] = Field(default_factory=dict)
 

@@ -40,9 +40,17 @@ async def session_socket(websocket: WebSocket, registry: Registry) -> None:
     session.on_server_close = server_closed
     try:
         while True:
-            raw = await websocket.receive_text()
+            frame = await websocket.receive()
+            if frame["type"] == "websocket.disconnect":
+                raise WebSocketDisconnect(frame.get("code", 1000), frame.get("reason"))
             session.touch()
-            message = wire.parse_message(raw)
+            raw = frame.get("text")
+            if raw is None:  # a binary frame: say so, and go on
+                message: Any = wire.error_message(
+                    wire.INVALID_JSON, "binary frames are not messages; send JSON as text frames"
+                )
+            else:
+                message = wire.parse_message(raw)
             if isinstance(message, wire.CloseMessage):
                 break
             reply = (
