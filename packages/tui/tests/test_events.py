@@ -8,6 +8,7 @@ import pytest
 
 from viewfinder.tui.events import (
     EventBus,
+    EventsDropped,
     ProcessEvent,
     ProcessExited,
     ProcessOutput,
@@ -60,3 +61,30 @@ async def test_wait_for_times_out() -> None:
     bus = EventBus()
     with bus.subscribe() as subscription, pytest.raises(TimeoutError):
         await subscription.wait_for(ProcessExited, timeout=0.05)
+
+
+async def test_a_subscriber_that_falls_behind_loses_the_oldest_output_and_is_told() -> None:
+    bus = EventBus()
+    slow = bus.subscribe(max_events=4)
+    started = ProcessStarted("a", 1, "flood", (), NOW)
+    bus.publish(started)
+    for number in range(10):
+        bus.publish(ProcessOutput("a", "stdout", (f"line {number}", "more")))
+    exited = ProcessExited("a", 1, 0, NOW, False)
+    bus.publish(exited)
+    bus.close()
+    received = [event async for event in slow]
+    # the start and the exit are kept; of the output, the newest that fit
+    assert received == [
+        EventsDropped(events=8, lines=16),
+        started,
+        ProcessOutput("a", "stdout", ("line 8", "more")),
+        ProcessOutput("a", "stdout", ("line 9", "more")),
+        exited,
+    ]
+    assert (slow.dropped_events, slow.dropped_lines) == (8, 16)
+
+
+def test_a_subscription_needs_room_for_two_events() -> None:
+    with pytest.raises(ValueError, match="at least 2"):
+        EventBus().subscribe(max_events=1)

@@ -14,6 +14,7 @@ from viewfinder.core import ViewfinderError
 from viewfinder.tui import (
     CommandNotFoundError,
     DuplicateProcessError,
+    EventsDropped,
     ProcessExited,
     ProcessManager,
     ProcessOutput,
@@ -257,3 +258,23 @@ def test_processes_outliving_their_event_loop_are_still_killed() -> None:
         ("left", True, False, -15)
     ]
     assert group_members(info.pid) == []
+
+
+async def test_a_subscriber_that_never_reads_a_flood_stays_bounded() -> None:
+    """100k lines into a subscription nobody reads: it holds at most its max, counts the rest."""
+    async with ProcessManager(buffer_lines=1000) as processes:
+        slow = processes.subscribe(max_events=50)
+        reader = processes.subscribe()  # one that keeps up, to know when it is over
+        await processes.spawn(
+            PY, python("import sys\nfor i in range(100_000): sys.stdout.write(f'{i}\\n')"),
+            process_id="flood",
+        )  # fmt: skip
+        await reader.wait_for(ProcessExited, timeout=60)
+        assert len(slow._items) <= slow.max_events  # the queue never grew past its bound
+        events = slow.drain()
+        assert isinstance(events[0], EventsDropped)
+        delivered = sum(len(e.lines) for e in events if isinstance(e, ProcessOutput))
+        assert delivered + slow.dropped_lines == 100_000  # every line is counted once
+        assert events[0].lines == slow.dropped_lines > 0
+        assert isinstance(events[-1], ProcessExited)  # the exit is never dropped
+        assert [line.text for line in processes.logs("flood", limit=1)] == ["99999"]

@@ -16,6 +16,7 @@ from .errors import (
 )
 from .events import (
     EventBus,
+    EventsDropped,
     EventSubscription,
     ProcessEvent,
     ProcessExited,
@@ -32,6 +33,7 @@ __all__ = [
     "DuplicateProcessError",
     "EventBus",
     "EventSubscription",
+    "EventsDropped",
     "NothingToCaptureError",
     "OutputBuffer",
     "OutputLine",

@@ -3,12 +3,16 @@
 The manager publishes, for every process and in this order: one
 :class:`ProcessStarted`, any number of :class:`ProcessOutput` (each a batch of lines read
 together from one stream), and one :class:`ProcessExited` once the process ended and its
-output was drained. Every subscriber gets every event, in publication order.
+output was drained. Every subscriber gets every event, in publication order, unless it
+falls behind: a subscription holds at most ``max_events`` events, and a subscriber that
+lets more pile up loses the oldest output batches (never a start or an exit) and is told
+so by an :class:`EventsDropped` event.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -48,44 +52,97 @@ class ProcessExited:
     killed: bool
 
 
-ProcessEvent = ProcessStarted | ProcessOutput | ProcessExited
-E = TypeVar("E", ProcessStarted, ProcessOutput, ProcessExited)
+@dataclass(frozen=True, slots=True)
+class EventsDropped:
+    """The subscriber fell behind: ``events`` output batches (``lines`` lines) were dropped.
+
+    It is the next event the subscriber reads after the drop; the lines are still in
+    each process's buffer (:meth:`ProcessManager.logs`).
+    """
+
+    events: int
+    lines: int
+
+
+ProcessEvent = ProcessStarted | ProcessOutput | ProcessExited | EventsDropped
+E = TypeVar("E", ProcessStarted, ProcessOutput, ProcessExited, EventsDropped)
 
 _CLOSED = object()
+#: Events a subscription holds before it drops the oldest output batches.
+DEFAULT_MAX_EVENTS = 1_000
 
 
 class EventSubscription:
     """One subscriber's queue of events; iterate it with ``async for``.
 
-    The queue is unbounded so that no event is ever dropped or reordered; output is
-    already batched per read, so even a process printing as fast as it can produces
-    only a few hundred events a second. Close the subscription when done with it.
+    The queue holds at most ``max_events`` events, so a subscriber that stops reading
+    cannot grow memory without bound. When it is full, the oldest :class:`ProcessOutput`
+    goes (starts and exits are kept), :attr:`dropped_events` and :attr:`dropped_lines`
+    count what went, and the subscriber gets one :class:`EventsDropped` before the
+    events that follow. Close the subscription when done with it.
     """
 
-    def __init__(self, bus: EventBus) -> None:
+    def __init__(self, bus: EventBus, max_events: int = DEFAULT_MAX_EVENTS) -> None:
+        if max_events < 2:
+            raise ValueError(f"max_events must be at least 2, not {max_events}")
         self._bus = bus
-        self._queue: asyncio.Queue[object] = asyncio.Queue()
+        self.max_events = max_events
+        self._items: deque[object] = deque()
+        self._ready = asyncio.Event()
         self._closed = False
+        #: Output batches and lines dropped so far, in all.
+        self.dropped_events = 0
+        self.dropped_lines = 0
+        self._unreported: tuple[int, int] = (0, 0)
 
     def _put(self, item: object) -> None:
-        self._queue.put_nowait(item)
+        if len(self._items) >= self.max_events and item is not _CLOSED:
+            self._drop_oldest_output()
+        self._items.append(item)
+        self._ready.set()
+
+    def _drop_oldest_output(self) -> None:
+        items = self._items
+        for index, event in enumerate(items):
+            if isinstance(event, ProcessOutput):
+                del items[index]
+                break
+        else:  # nothing but starts and exits: the oldest of those
+            event = items.popleft()
+        lines = len(event.lines) if isinstance(event, ProcessOutput) else 0
+        self.dropped_events += 1
+        self.dropped_lines += lines
+        events, dropped_lines = self._unreported
+        self._unreported = (events + 1, dropped_lines + lines)
+
+    def _next(self) -> object | None:
+        """The next item without waiting: a drop report first, None when empty."""
+        if self._unreported != (0, 0):
+            events, lines = self._unreported
+            self._unreported = (0, 0)
+            return EventsDropped(events, lines)
+        if not self._items:
+            return None
+        item = self._items.popleft()
+        if item is _CLOSED:
+            self._items.appendleft(_CLOSED)  # later calls end too
+        return item
 
     async def get(self) -> ProcessEvent:
         """The next event; raises ``StopAsyncIteration`` once the subscription closed."""
-        item = await self._queue.get()
-        if item is _CLOSED:
-            self._queue.put_nowait(_CLOSED)  # later get() calls end too
-            raise StopAsyncIteration
-        return item  # type: ignore[return-value]
+        while True:
+            item = self._next()
+            if item is _CLOSED:
+                raise StopAsyncIteration
+            if item is not None:
+                return item  # type: ignore[return-value]
+            self._ready.clear()
+            await self._ready.wait()
 
     def drain(self) -> list[ProcessEvent]:
         """Every event already queued, without waiting (for consumers that batch)."""
         items: list[ProcessEvent] = []
-        while not self._queue.empty():
-            item = self._queue.get_nowait()
-            if item is _CLOSED:
-                self._queue.put_nowait(_CLOSED)
-                break
+        while (item := self._next()) is not None and item is not _CLOSED:
             items.append(item)  # type: ignore[arg-type]
         return items
 
@@ -104,7 +161,7 @@ class EventSubscription:
         if not self._closed:
             self._closed = True
             self._bus._unsubscribe(self)
-            self._queue.put_nowait(_CLOSED)
+            self._put(_CLOSED)
 
     def __aiter__(self) -> AsyncIterator[ProcessEvent]:
         return self
@@ -125,9 +182,9 @@ class EventBus:
     def __init__(self) -> None:
         self._subscriptions: list[EventSubscription] = []
 
-    def subscribe(self) -> EventSubscription:
+    def subscribe(self, max_events: int = DEFAULT_MAX_EVENTS) -> EventSubscription:
         """A new subscription receiving every event published from now on."""
-        subscription = EventSubscription(self)
+        subscription = EventSubscription(self, max_events)
         self._subscriptions.append(subscription)
         return subscription
 

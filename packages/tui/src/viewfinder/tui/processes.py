@@ -20,7 +20,12 @@ from viewfinder.tui.errors import (
     SpawnError,
     UnknownProcessError,
 )
-from viewfinder.tui.events import EventBus, EventSubscription, ProcessStarted
+from viewfinder.tui.events import (
+    DEFAULT_MAX_EVENTS,
+    EventBus,
+    EventSubscription,
+    ProcessStarted,
+)
 from viewfinder.tui.output import OutputLine
 from viewfinder.tui.process import ManagedProcess, ProcessInfo
 
@@ -189,9 +194,9 @@ class ProcessManager:
     def __contains__(self, process_id: object) -> bool:
         return process_id in self._processes
 
-    def subscribe(self) -> EventSubscription:
-        """Shortcut for ``events.subscribe()``."""
-        return self.events.subscribe()
+    def subscribe(self, max_events: int = DEFAULT_MAX_EVENTS) -> EventSubscription:
+        """Shortcut for ``events.subscribe(max_events)``; see :class:`EventSubscription`."""
+        return self.events.subscribe(max_events)
 
     async def wait(self, process_id: str, timeout: float | None = None) -> ProcessInfo:
         """Wait until the process ended (its ``ProcessExited`` is out); return its info."""
