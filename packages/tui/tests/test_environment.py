@@ -181,3 +181,21 @@ async def test_browser_session_is_stopped_when_the_environment_exits() -> None:
     holder.cancel()
     await asyncio.gather(holder, return_exceptions=True)
     assert not alive(pids[0])
+
+
+async def _cdp_url_seen_by_a_child(env: ViewfinderEnvironment) -> str:
+    info = await env.processes.spawn("sh", ["-c", 'echo "${VIEWFINDER_CDP_URL-unset}"'])
+    await env.processes.wait(info.id, timeout=20)
+    return env.processes.logs(info.id)[-1].text
+
+
+async def test_children_get_the_browsers_address_only_when_there_is_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("VIEWFINDER_CDP_URL", "")  # an empty value this process inherited
+    async with ViewfinderEnvironment(parse_config('[browser]\ncdp_url = "none"')) as env:
+        assert await _cdp_url_seen_by_a_child(env) == "unset"
+    settings = parse_config('[browser]\ncdp_url = "auto"\n[display]\nsize = "320x200"')
+    async with ViewfinderEnvironment(settings) as env:
+        assert env.browser is not None
+        assert await _cdp_url_seen_by_a_child(env) == env.browser.endpoint

@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import shutil
 import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Literal
 
-from viewfinder.cdp import launch_chromium
+from viewfinder.cdp import CDP_URL_ENV, launch_chromium
 from viewfinder.core import Screenshot, ViewfinderError
 from viewfinder.tui.browser import (
     ChromiumLauncher,
@@ -110,6 +111,13 @@ class ViewfinderEnvironment:
             # The workspace is useful without a browser: say why and go on.
             self.browser_error = str(exc)
             log.warning("continuing without a browser: %s", exc)
+        # Children learn where the browser is only when there is one: an empty or stale
+        # value inherited from this process would send them nowhere.
+        env = dict(self.processes.base_env if self.processes.base_env is not None else os.environ)
+        env.pop(CDP_URL_ENV, None)
+        if self.browser is not None:
+            env[CDP_URL_ENV] = self.browser.endpoint
+        self.processes.base_env = env
 
     async def close(self) -> None:
         """Stop the browser, kill every process, stop the display, remove temp folders.
