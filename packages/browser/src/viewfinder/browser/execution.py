@@ -151,6 +151,9 @@ class Execution:
                 task.cancel()
         if self.dump is not None:
             await self.dump.flush()
+        for dialog in tab.dialogs:
+            self.output.write(dialog + "\n")
+        tab.dialogs.clear()
         return self._outcome(task, tab, recovery, compiled)
 
     def _namespace(self, view: SnippetSession) -> dict[str, Any]:

@@ -64,6 +64,8 @@ class Tab:
         # Pages of an abandoned predecessor, closed once this tab is connected.
         self._stale_targets = list(stale_targets or [])
         self._lock: asyncio.Lock | None = None
+        #: Dialogs the page opened and the tab answered, not yet reported by a call.
+        self.dialogs: list[str] = []
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Run ``coro`` on the tab's loop, from another thread."""
@@ -108,6 +110,9 @@ class Tab:
         try:
             page = await CDPSession.attach(connection, target_id, timeout=timeout)
             page.owns_target = True  # closing the session closes the window
+            # alert(), confirm(), prompt() and beforeunload block the page until they are
+            # answered: every one is accepted at once, and reported by the call it opened in
+            page.on("Page.javascriptDialogOpening", lambda event: self._answer_dialog(page, event))
             await page.set_viewport(self.width, self.height, timeout=timeout)
             await page.navigate(self.url, timeout=timeout)
         except BaseException:
@@ -115,6 +120,16 @@ class Tab:
                 await connection.call("Target.closeTarget", {"targetId": target_id}, timeout=5)
             raise
         return page
+
+    def _answer_dialog(self, page: CDPSession, event: dict[str, Any]) -> None:
+        kind = str(event.get("type", "dialog"))
+        message = str(event.get("message", ""))
+        answer: dict[str, Any] = {"accept": True}
+        if kind == "prompt":
+            answer["promptText"] = str(event.get("defaultPrompt", ""))
+        self.dialogs.append(f"[{kind} dialog {message!r} accepted]")
+        task = asyncio.ensure_future(page.call("Page.handleJavaScriptDialog", answer, timeout=5))
+        task.add_done_callback(_ignore_outcome)
 
     async def _close_stale_targets(self) -> None:
         assert self.connection is not None
@@ -195,3 +210,9 @@ class Tab:
     @property
     def target_id(self) -> str | None:
         return self.page.target_id if self.page is not None else None
+
+
+def _ignore_outcome(task: asyncio.Future[Any]) -> None:
+    # a dialog closed meanwhile (the page navigated) cannot be answered: nothing to do
+    if not task.cancelled():
+        task.exception()
