@@ -92,6 +92,22 @@ await page.screenshot(full_page=True)
     assert whole.size == (layout.viewport[0], 1000)
 
 
+def test_base64_images_in_a_return_value_become_pointers(session: BrowserSession) -> None:
+    raw = session.execute("return await session.call('Page.captureScreenshot', {})")
+    assert raw.result == {"data": "<screenshot 1: png 320x240, attached>"}
+    assert len(raw.screenshots) == 1 and len(raw.output) < 200  # no base64 in the text
+    mine = session.execute("shot = await page.screenshot()\nreturn [shot.b64(), shot.data_url()]")
+    assert mine.result == ["<screenshot 1: png 320x240, attached>"] * 2
+    canvas = session.execute(
+        "return await page.evaluate(\"document.createElement('canvas').toDataURL()\")"
+    )
+    assert canvas.result.startswith("<image: png 300x150, ")
+    assert "left out" in canvas.result and "base64," not in canvas.output
+    # text that only looks like the start of an image stays as it is
+    lookalike = "iVBORw0KGgo" + "not base64 at all! " * 5
+    assert session.execute(f"return {lookalike!r}").result == lookalike
+
+
 def test_return_values_become_json(session: BrowserSession) -> None:
     result = session.execute("""
 shot = await page.screenshot()

@@ -10,15 +10,18 @@ model.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence, Set
 from typing import Any
 
 from pydantic import BaseModel
 
-from viewfinder.core import Screenshot
+from viewfinder.core import Screenshot, ViewfinderError
+from viewfinder.core.imaging import image_size
 
 #: Longest ``repr()`` kept for a value that is not JSON.
 MAX_REPR_CHARS = 2_000
@@ -48,7 +51,9 @@ def to_json(value: Any, screenshots: Sequence[Screenshot] = ()) -> tuple[Any, st
 def _convert(value: Any, screenshots: Sequence[Screenshot], depth: int) -> Any:
     if depth > _MAX_DEPTH:
         raise _NotJson("it is nested too deeply, or refers to itself")
-    if value is None or isinstance(value, bool | int | str):
+    if isinstance(value, str):
+        return _image_note(value, screenshots) or value
+    if value is None or isinstance(value, bool | int):
         return value
     if isinstance(value, float):
         if not math.isfinite(value):
@@ -77,6 +82,38 @@ def _screenshot_note(shot: Screenshot, screenshots: Sequence[Screenshot]) -> str
         if attached is shot:
             return f"<screenshot {index}: {shot.format} {shot.width}x{shot.height}, attached>"
     return f"<screenshot: {shot.format} {shot.width}x{shot.height}, not attached>"
+
+
+#: How base64 of each image format begins (its magic number, encoded).
+_BASE64_MAGIC = {"iVBORw0KGgo": "png", "/9j/": "jpeg", "UklGR": "webp"}
+_DATA_URL = re.compile(r"data:image/[a-z+]+;base64,", re.IGNORECASE)
+
+
+def _image_note(text: str, screenshots: Sequence[Screenshot]) -> str | None:
+    """A short note for a string that is an image in base64 (or a data: URL), else None.
+
+    A model reads the text of a result; an image belongs in an attachment, not in
+    megabytes of base64 next to it.
+    """
+    if len(text) < 64:
+        return None
+    prefix = _DATA_URL.match(text)
+    payload = text[prefix.end() :] if prefix else text
+    fmt = next((name for magic, name in _BASE64_MAGIC.items() if payload.startswith(magic)), None)
+    if fmt is None:
+        return None
+    for attached in screenshots:
+        if attached.b64() == payload:
+            return _screenshot_note(attached, screenshots)
+    try:
+        data = base64.b64decode(payload, validate=True)
+        width, height = image_size(data)
+    except (ValueError, ViewfinderError):
+        return None  # text that only starts like an image
+    return (
+        f"<image: {fmt} {width}x{height}, {len(payload):,} characters of base64 left out; "
+        "take screenshots with page.screenshot() to get them attached>"
+    )
 
 
 def render(data: Any) -> str:
