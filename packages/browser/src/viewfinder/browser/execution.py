@@ -151,9 +151,8 @@ class Execution:
                 task.cancel()
         if self.dump is not None:
             await self.dump.flush()
-        for dialog in tab.dialogs:
-            self.output.write(dialog + "\n")
-        tab.dialogs.clear()
+        for line in tab.take_page_lines():
+            self.output.write(line + "\n")
         return self._outcome(task, tab, recovery, compiled)
 
     def _namespace(self, view: SnippetSession) -> dict[str, Any]:

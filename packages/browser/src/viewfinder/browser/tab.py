@@ -15,8 +15,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import json
 import logging
 import threading
+from collections import deque
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -30,6 +32,9 @@ T = TypeVar("T")
 OPEN_TIMEOUT = 30.0
 #: Seconds a page has to answer a trivial evaluation after a timed-out snippet.
 PROBE_TIMEOUT = 2.0
+#: Console and page-error lines a call reports at most (the newest), and their length.
+MAX_PAGE_LINES = 50
+MAX_PAGE_LINE_CHARS = 500
 
 
 class TabAbandonedError(Exception):
@@ -64,8 +69,11 @@ class Tab:
         # Pages of an abandoned predecessor, closed once this tab is connected.
         self._stale_targets = list(stale_targets or [])
         self._lock: asyncio.Lock | None = None
-        #: Dialogs the page opened and the tab answered, not yet reported by a call.
+        #: Dialogs the page opened and the tab answered, console messages and uncaught
+        #: errors of the page: lines not yet reported by a call (the newest kept).
         self.dialogs: list[str] = []
+        self.page_lines: deque[str] = deque(maxlen=MAX_PAGE_LINES)
+        self.page_lines_dropped = 0
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Run ``coro`` on the tab's loop, from another thread."""
@@ -113,6 +121,9 @@ class Tab:
             # alert(), confirm(), prompt() and beforeunload block the page until they are
             # answered: every one is accepted at once, and reported by the call it opened in
             page.on("Page.javascriptDialogOpening", lambda event: self._answer_dialog(page, event))
+            page.on("Runtime.consoleAPICalled", self._on_console)
+            page.on("Runtime.exceptionThrown", self._on_page_error)
+            await page.call("Runtime.enable", timeout=timeout)
             await page.set_viewport(self.width, self.height, timeout=timeout)
             await page.navigate(self.url, timeout=timeout)
         except BaseException:
@@ -130,6 +141,33 @@ class Tab:
         self.dialogs.append(f"[{kind} dialog {message!r} accepted]")
         task = asyncio.ensure_future(page.call("Page.handleJavaScriptDialog", answer, timeout=5))
         task.add_done_callback(_ignore_outcome)
+
+    def _keep_line(self, line: str) -> None:
+        if len(self.page_lines) == self.page_lines.maxlen:
+            self.page_lines_dropped += 1
+        self.page_lines.append(line[:MAX_PAGE_LINE_CHARS])
+
+    def _on_console(self, event: dict[str, Any]) -> None:
+        words = [_remote_text(arg) for arg in event.get("args", [])]
+        self._keep_line(f"[console.{event.get('type', 'log')}] {' '.join(words)}")
+
+    def _on_page_error(self, event: dict[str, Any]) -> None:
+        details = event.get("exceptionDetails") or {}
+        exception = details.get("exception") or {}
+        text = exception.get("description") or details.get("text") or "an error"
+        self._keep_line(f"[page error] {str(text).splitlines()[0]}")
+
+    def take_page_lines(self) -> list[str]:
+        """The dialog, console and page-error lines since the last call, and empties them."""
+        lines = [*self.dialogs, *self.page_lines]
+        if self.page_lines_dropped:
+            lines.insert(
+                len(self.dialogs), f"[{self.page_lines_dropped} earlier page lines left out]"
+            )
+        self.dialogs.clear()
+        self.page_lines.clear()
+        self.page_lines_dropped = 0
+        return lines
 
     async def _close_stale_targets(self) -> None:
         assert self.connection is not None
@@ -210,6 +248,14 @@ class Tab:
     @property
     def target_id(self) -> str | None:
         return self.page.target_id if self.page is not None else None
+
+
+def _remote_text(value: dict[str, Any]) -> str:
+    """A console argument (a CDP RemoteObject) as the console would print it."""
+    if "value" in value:
+        item = value["value"]
+        return item if isinstance(item, str) else json.dumps(item)
+    return str(value.get("description") or value.get("unserializableValue") or value.get("type"))
 
 
 def _ignore_outcome(task: asyncio.Future[Any]) -> None:
