@@ -30,8 +30,10 @@ T = TypeVar("T")
 
 #: Seconds to open a connection and a page.
 OPEN_TIMEOUT = 30.0
-#: Seconds a page has to answer a trivial evaluation after a timed-out snippet.
-PROBE_TIMEOUT = 2.0
+#: Seconds a page has to answer a trivial evaluation after a timed-out snippet: an idle
+#: page answers in milliseconds, and the whole recovery must fit in the second a call
+#: may take past its timeout.
+PROBE_TIMEOUT = 0.4
 #: Console and page-error lines a call reports at most (the newest), and their length.
 MAX_PAGE_LINES = 50
 MAX_PAGE_LINE_CHARS = 500
@@ -186,15 +188,19 @@ class Tab:
         page = self.page
         if page is None or self.browser_gone:
             return "The browser connection is gone; the next call reconnects."
-        with contextlib.suppress(CDPError):  # a nudge may have left a screencast running
-            await page.call("Page.stopScreencast", timeout=PROBE_TIMEOUT)
+        # a nudge may have left a screencast running; stopping it need not be waited for
+        stop = asyncio.ensure_future(page.call("Page.stopScreencast", timeout=5))
+        stop.add_done_callback(_ignore_outcome)
         if await self._answers(page):
             return "The page was kept as it is."
         with contextlib.suppress(CDPError):
             await page.call("Runtime.terminateExecution", timeout=PROBE_TIMEOUT)
         if await self._answers(page):
             return "The page's running script was terminated; the page was kept."
-        await self.drop_page()
+        page, self.page = self.page, None  # the next call opens a new one at once
+        if page is not None and not self.browser_gone:
+            closing = asyncio.ensure_future(page.close(timeout=5))  # need not be waited for
+            closing.add_done_callback(_ignore_outcome)
         return "The page did not respond and was closed; the next call starts on a new page."
 
     async def _answers(self, page: CDPSession) -> bool:
