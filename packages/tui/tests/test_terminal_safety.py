@@ -41,6 +41,19 @@ CORPUS = [
 ]
 
 
+def hostile_script(folder: Path, *, linger: bool) -> Path:
+    """A program printing the corpus, one item a line (then staying alive if ``linger``)."""
+    script = folder / "hostile.py"
+    script.write_text(
+        "import sys, time\n"
+        f"for _, text, _ in {CORPUS!r}:\n"
+        "    sys.stdout.write(text + '\\n')\n"
+        "sys.stdout.flush()\n"
+        f"time.sleep({30 if linger else 0})\n"
+    )
+    return script
+
+
 def test_every_sequence_of_the_corpus_is_dropped_or_shown() -> None:
     for name, text, shown in CORPUS:
         assert terminal_safe(text) == shown, name
@@ -62,13 +75,7 @@ def test_a_carriage_return_starts_the_line_over() -> None:
 async def test_the_tui_shows_a_hostile_childs_output_as_text(
     processes: ProcessManager, tmp_path: Path
 ) -> None:
-    script = tmp_path / "hostile.py"
-    script.write_text(
-        "import sys\n"
-        f"for _, text, _ in {CORPUS!r}:\n"
-        "    sys.stdout.write(text + '\\n')\n"
-        "sys.stdout.flush()\n"
-    )
+    script = hostile_script(tmp_path, linger=False)
     app = build_app(processes, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         title = app.title
@@ -79,14 +86,7 @@ async def test_the_tui_shows_a_hostile_childs_output_as_text(
 
 
 def test_in_a_real_terminal_no_sequence_of_the_child_gets_through(tmp_path: Path) -> None:
-    script = tmp_path / "hostile.py"
-    script.write_text(
-        "import sys\n"
-        f"for _, text, _ in {CORPUS!r}:\n"
-        "    sys.stdout.write(text + '\\n')\n"
-        "sys.stdout.flush()\n"
-        "import time\ntime.sleep(30)\n"
-    )
+    script = hostile_script(tmp_path, linger=True)
     env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
     env["XDG_CONFIG_HOME"] = str(tmp_path)  # no user configuration
     pid, fd = pty.fork()
