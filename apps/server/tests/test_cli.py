@@ -57,6 +57,8 @@ def test_serve_runs_a_server_that_stops_clean_on_sigterm() -> None:
             "320x240",
             "--max-sessions",
             "2",
+            "--max-step-timeout",
+            "2",
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -74,6 +76,14 @@ def test_serve_runs_a_server_that_stops_clean_on_sigterm() -> None:
             f"http://127.0.0.1:{port}/step", json={"action": {"code": "print(7)"}}, timeout=60
         )
         assert step.json()["observation"]["stdout"] == "7\n"
+        # a client that asks for an hour gets the server's maximum, and is told
+        long = httpx.post(
+            f"http://127.0.0.1:{port}/step",
+            json={"action": {"code": "while True: pass"}, "timeout_s": 3600},
+            timeout=60,
+        ).json()
+        assert long["observation"]["exit_code"] == 124
+        assert "at most 2 s" in long["observation"]["metadata"]["timeout_clamped"]
         displays = child_processes("Xvfb", parent=process.pid)
         assert displays
     finally:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from viewfinder.codeenv import EXIT_TIMEOUT, CodeAction, CodeEnvironment
+import pytest
+
+from viewfinder.codeenv import EXIT_TIMEOUT, CodeAction, CodeEnvConfig, CodeEnvironment
 
 
 def test_globals_persist_across_steps_and_reset_starts_clean(env: CodeEnvironment) -> None:
@@ -138,3 +140,20 @@ def test_metadata_names_session_episode_and_step(env: CodeEnvironment) -> None:
     assert obs.metadata["episode_id"] == env.state.episode_id
     assert obs.metadata["step"] == 1
     assert obs.metadata["duration_s"] >= 0
+
+
+def test_a_step_asking_for_more_than_the_maximum_gets_the_maximum(
+    make_env: Callable[..., CodeEnvironment],
+) -> None:
+    env = make_env(timeout_s=1, max_timeout_s=2)
+    obs = env.step(CodeAction(code="while True:\n    pass", timeout_s=3600))
+    assert obs.exit_code == EXIT_TIMEOUT
+    assert "ran past its 2 s timeout" in obs.stderr
+    assert "asked for 3600 s" in obs.metadata["timeout_clamped"]
+    within = env.step(CodeAction(code="print('quick')", timeout_s=2))
+    assert "timeout_clamped" not in within.metadata
+
+
+def test_a_maximum_below_the_default_timeout_is_refused() -> None:
+    with pytest.raises(ValueError, match="max_timeout_s"):
+        CodeEnvConfig(timeout_s=30, max_timeout_s=10)

@@ -34,6 +34,16 @@ def serve(
         int, typer.Option("--pool-size", min=1, help="Warm displays kept ready.")
     ] = 2,
     size: Annotated[str, typer.Option("--size", help="Display size, WIDTHxHEIGHT.")] = "1280x800",
+    max_step_timeout: Annotated[
+        float,
+        typer.Option(
+            "--max-step-timeout",
+            min=1,
+            max=86400,
+            help="Seconds a step may run at most, whatever a client asks (longer is cut, "
+            "with a note).",
+        ),
+    ] = 300.0,
 ) -> None:
     """Serve code env sessions (HTTP and WebSocket, the OpenEnv wire protocol)."""
     import uvicorn
@@ -52,7 +62,12 @@ def serve(
         pool_size=pool_size,
         display_width=width,
         display_height=height,
-        codeenv=CodeEnvConfig(width=width, height=height),
+        codeenv=CodeEnvConfig(
+            width=width,
+            height=height,
+            timeout_s=min(30.0, max_step_timeout),
+            max_timeout_s=max_step_timeout,
+        ),
     )
     where = f"http://{host}:{port}"
     typer.echo(f"serving code env sessions on {where} (ws: {where}/ws)", err=True)

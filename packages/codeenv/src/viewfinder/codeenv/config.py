@@ -16,6 +16,8 @@ class CodeEnvConfig:
     """How a :class:`~viewfinder.codeenv.CodeEnvironment` runs code.
 
     - ``timeout_s``: a step's time limit when its action gives none.
+    - ``max_timeout_s``: the most a step may ask for; a longer ``timeout_s`` in an action
+      is cut to it, with a ``timeout_clamped`` note in the observation's metadata.
     - ``memory_mb``: the worker's address space (``RLIMIT_AS``); code past it gets
       ``MemoryError``. GUI toolkits map a few hundred MB, so keep it at 512 or above.
     - ``max_processes``: processes and threads one session may have at once (needs a
@@ -33,6 +35,7 @@ class CodeEnvConfig:
     """
 
     timeout_s: float = 30.0
+    max_timeout_s: float = 300.0
     memory_mb: int = 2048
     max_processes: int = 64
     output_limit_bytes: int = 1 * MiB
@@ -49,6 +52,7 @@ class CodeEnvConfig:
     def __post_init__(self) -> None:
         checks = {
             "timeout_s": self.timeout_s > 0,
+            "max_timeout_s": self.max_timeout_s >= self.timeout_s,
             "memory_mb": self.memory_mb >= 64,
             "max_processes": self.max_processes >= 4,
             "output_limit_bytes": self.output_limit_bytes >= 1024,
@@ -64,6 +68,7 @@ class CodeEnvConfig:
             values = ", ".join(f"{name}={getattr(self, name)!r}" for name in bad)
             raise ValueError(
                 f"invalid code env settings: {values} (timeouts must be positive, "
+                "max_timeout_s at least timeout_s, "
                 "memory_mb >= 64, max_processes >= 4, output_limit_bytes >= 1024)"
             )
 

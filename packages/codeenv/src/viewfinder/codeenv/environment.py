@@ -138,7 +138,8 @@ class CodeEnvironment:
                 self._start_worker()
             assert self._worker is not None
             step = self._state.step_count + 1
-            limit = action.timeout_s or timeout_s or self.config.timeout_s
+            asked = action.timeout_s or timeout_s or self.config.timeout_s
+            limit = min(asked, self.config.max_timeout_s)
             run = self._worker.run(
                 action.code, step, limit, capture_after=action.capture_screenshot
             )
@@ -146,7 +147,13 @@ class CodeEnvironment:
             self._state.last_exit_code = run.exit_code
             if run.worker_lost is not None:
                 self._pending_loss = f"step {step}: {run.worker_lost}"
-            return self._observation(action, run, restarted)
+            observation = self._observation(action, run, restarted)
+            if limit < asked:
+                observation.metadata["timeout_clamped"] = (
+                    f"the step asked for {asked:g} s; this environment allows at most "
+                    f"{limit:g} s (max_timeout_s), so it ran with {limit:g} s"
+                )
+            return observation
 
     def close(self) -> None:
         """Stop the worker (interrupting a running step) and give the display back."""
