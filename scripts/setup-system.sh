@@ -26,8 +26,9 @@ if ((${#missing[@]})); then
         fi
     fi
     echo "setup: installing ${missing[*]}"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # another apt (an unattended upgrade, a second `make setup`) may hold the lock: wait for it
+    $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 if ! command -v uv >/dev/null && ! python3 -m uv --version >/dev/null 2>&1; then

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -23,6 +24,7 @@ from viewfinder.browser import (
     run_tool_call,
     tool_result_message,
 )
+from viewfinder.core import Screenshot
 
 
 def test_the_input_schema() -> None:
@@ -198,3 +200,47 @@ def test_a_result_round_trips_through_json(two_shots: ExecuteResult) -> None:
     assert summary["screenshots"][0]["format"] == "png"
     assert "data" not in summary["screenshots"][0]
     json.dumps(summary)
+
+
+def test_a_screenshot_larger_than_models_take_is_scaled_with_its_scale_in_the_reply(
+    session: BrowserSession, layout: Any
+) -> None:
+    # a tall page: its full-page capture is 320 x 6000, past Anthropic's 1568 px long edge
+    result = session.execute("""
+await page.evaluate('''(() => {
+  document.body.style.height = "6000px";
+  const mark = document.createElement("div");
+  mark.style.cssText = "position:absolute; left:0; top:5000px; width:320px; height:1000px;"
+    + "background:rgb(0,0,255)";
+  document.body.appendChild(mark);
+})()''')
+await page.screenshot(full_page=True)
+await page.screenshot()
+""")
+    assert result.ok, result.output
+    tall, viewport = result.screenshots
+    assert tall.size == (320, 6000) and viewport.size == layout.viewport
+
+    big, small = result.attachments
+    assert (big.width, big.height) == (84, 1568)  # the long edge, aspect kept
+    assert big.scale == pytest.approx(1568 / 6000, rel=0.01)
+    assert (small.width, small.height, small.scale) == (320, 240, 1.0)
+    # pixels moved with the scale: the blue band at page y 5000-6000 is near the bottom
+    image = Screenshot.from_bytes(base64.b64decode(big.data), source="test")
+    assert image.pixel(40, round(5500 * big.scale)) == (0, 0, 255)
+    assert image.pixel(40, round(2000 * big.scale)) == (255, 255, 255)
+
+    (block,) = anthropic_tool_result(result, "toolu_1")["content"]
+    text = block["content"][0]["text"]
+    assert "Screenshot 1 is scaled to 84x1568" in text
+    assert "Screenshot 2 is scaled" not in text
+    assert result.output in text  # the output itself is unchanged
+
+    # OpenAI's limits are another row of the same table: short side 768, 2048 square
+    output = openai_function_call_output(result, "call_1")["output"]
+    sizes = [
+        Screenshot.from_bytes(base64.b64decode(part["image_url"].split(",")[1]), source="t").size
+        for part in output[1:]
+    ]
+    assert sizes == [(109, 2048), (320, 240)]
+    assert "Screenshot 1 is scaled to 109x2048" in output[0]["text"]

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from viewfinder.core import Screenshot
+from viewfinder.core.model_images import ImageLimits, fit_for_model
 
 #: Why a call failed: bad tool input, a snippet that does not compile, one that raised,
 #: one that ran past its timeout, or a browser that could not be reached or went away.
@@ -35,14 +36,24 @@ class ImageAttachment:
     data: str  # standard base64 of the encoded image
     width: int
     height: int
+    #: The image's size over the screenshot's: below 1 when it was scaled down to what
+    #: the model accepts (divide a point read off the image by it for page pixels).
+    scale: float = 1.0
 
     @classmethod
-    def of(cls, screenshot: Screenshot) -> ImageAttachment:
+    def of(
+        cls, screenshot: Screenshot, provider: str | ImageLimits | None = None
+    ) -> ImageAttachment:
+        """``screenshot`` as an attachment, scaled down to ``provider``'s limits
+        (see :data:`viewfinder.core.model_images.IMAGE_LIMITS`)."""
+        fitted = fit_for_model(screenshot, provider)
+        shot = fitted.screenshot
         return cls(
-            media_type=screenshot.mime_type,
-            data=screenshot.b64(),
-            width=screenshot.width,
-            height=screenshot.height,
+            media_type=shot.mime_type,
+            data=shot.b64(),
+            width=shot.width,
+            height=shot.height,
+            scale=fitted.scale,
         )
 
     @property
@@ -111,8 +122,25 @@ class ExecuteResult(BaseModel):
 
     @cached_property
     def attachments(self) -> list[ImageAttachment]:
-        """The screenshots as image content blocks, in call order."""
-        return [ImageAttachment.of(shot) for shot in self.screenshots]
+        """The screenshots as image content blocks, in call order, each scaled down to
+        what Anthropic's models see (:meth:`attachments_for` names another provider)."""
+        return self.attachments_for(None)
+
+    def attachments_for(self, provider: str | ImageLimits | None) -> list[ImageAttachment]:
+        """The screenshots as image content blocks scaled to ``provider``'s limits."""
+        return [ImageAttachment.of(shot, provider) for shot in self.screenshots]
+
+    def text_for(self, attachments: list[ImageAttachment]) -> str:
+        """:attr:`output`, with a line per scaled image saying how to map its
+        coordinates back to page pixels."""
+        notes = [
+            f"Screenshot {number} is scaled to {image.width}x{image.height} "
+            f"({image.scale:.4g} of the page's pixels): divide coordinates read off it by "
+            f"{image.scale:.4g}."
+            for number, image in enumerate(attachments, 1)
+            if image.scale < 1.0
+        ]
+        return "\n".join([self.output, *notes])
 
     def summary(self) -> dict[str, Any]:
         """This result as JSON data without the image bytes (for logs and ``--json``)."""

@@ -176,8 +176,9 @@ def failed_result(
 def anthropic_tool_result(result: ExecuteResult, tool_use_id: str) -> dict[str, Any]:
     """The user message answering ``tool_use_id``: a ``tool_result`` with the output as
     text and every screenshot as an ``image`` block."""
-    content = [{"type": "text", "text": result.output}]
-    content.extend(attachment.anthropic for attachment in result.attachments)
+    images = result.attachments
+    content = [{"type": "text", "text": result.text_for(images)}]
+    content.extend(image.anthropic for image in images)
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
     if not result.ok:
         block["is_error"] = True
@@ -186,22 +187,24 @@ def anthropic_tool_result(result: ExecuteResult, tool_use_id: str) -> dict[str, 
 
 def openai_function_call_output(result: ExecuteResult, call_id: str) -> dict[str, Any]:
     """The Responses API input item answering ``call_id``, images included."""
-    output = [{"type": "input_text", "text": result.output}]
-    output.extend(attachment.openai_responses for attachment in result.attachments)
+    images = result.attachments_for("openai")
+    output = [{"type": "input_text", "text": result.text_for(images)}]
+    output.extend(image.openai_responses for image in images)
     return {"type": "function_call_output", "call_id": call_id, "output": output}
 
 
 def openai_tool_messages(result: ExecuteResult, tool_call_id: str) -> list[dict[str, Any]]:
     """Chat Completions messages answering ``tool_call_id``: the ``tool`` message with the
     output, then (when there are screenshots) a user message with them as images."""
+    images = result.attachments_for("openai")
     messages: list[dict[str, Any]] = [
-        {"role": "tool", "tool_call_id": tool_call_id, "content": result.output}
+        {"role": "tool", "tool_call_id": tool_call_id, "content": result.text_for(images)}
     ]
-    if result.attachments:
+    if images:
         parts: list[dict[str, Any]] = [
             {"type": "text", "text": f"Screenshots taken by tool call {tool_call_id}:"}
         ]
-        parts.extend(attachment.openai for attachment in result.attachments)
+        parts.extend(image.openai for image in images)
         messages.append({"role": "user", "content": parts})
     return messages
 
