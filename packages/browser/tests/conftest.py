@@ -66,6 +66,15 @@ PAGES["/form"] = f"""<!doctype html><title>form</title>{_RESET}
 </body>"""
 
 
+PAGES["/leave"] = f"""<!doctype html><title>stay</title>{_RESET}
+<body><script>
+  addEventListener("beforeunload", (event) => {{
+    event.preventDefault();
+    event.returnValue = "";
+  }});
+</script></body>"""
+
+
 @pytest.fixture(scope="session")
 def layout() -> Layout:
     return Layout()

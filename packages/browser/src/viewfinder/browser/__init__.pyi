@@ -20,6 +20,7 @@ from .registry import (
 )
 from .result import ExecuteError, ExecuteResult, ImageAttachment
 from .session import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT, BrowserSession, check_timeout
+from .tab import Dialog
 from .tools import (
     TOOL_NAME,
     BrowserExecuteInput,
@@ -49,6 +50,7 @@ __all__ = [
     "BrowserInputError",
     "BrowserSession",
     "BrowserSessions",
+    "Dialog",
     "ElementNotFoundError",
     "ExecuteError",
     "ExecuteResult",

@@ -33,7 +33,7 @@ from viewfinder.browser.snippet import (
     snippet_traceback,
     suspended_traceback,
 )
-from viewfinder.browser.tab import Tab, TabAbandonedError
+from viewfinder.browser.tab import DialogChoice, Tab, TabAbandonedError
 from viewfinder.browser.view import SnippetSession
 from viewfinder.cdp import CDPConnectionClosedError, CDPSession
 from viewfinder.core import Screenshot
@@ -129,7 +129,7 @@ class Execution:
         if directory is not None:
             self.dump = ScreenshotDump(directory, self.session_id, self.started_at)
             view.on_own_call_result(self.dump.observe)
-        task = asyncio.ensure_future(self._guarded(compiled, self._namespace(view)))
+        task = asyncio.ensure_future(self._guarded(compiled, self._namespace(view, tab)))
         # A snippet left running after its timeout may fail later; that is not news.
         task.add_done_callback(_read_outcome)
         recovery: str | None = None
@@ -147,6 +147,7 @@ class Execution:
         finally:
             view.close_view("its call has ended")
             view.release()
+            tab.dialog_choice = None  # the snippet's choice ends with its call
             if not task.done():
                 task.cancel()
         if self.dump is not None:
@@ -155,12 +156,15 @@ class Execution:
             self.output.write(line + "\n")
         return self._outcome(task, tab, recovery, compiled)
 
-    def _namespace(self, view: SnippetSession) -> dict[str, Any]:
+    def _namespace(self, view: SnippetSession, tab: Tab) -> dict[str, Any]:
+        def choose_dialogs(choice: DialogChoice) -> None:
+            tab.dialog_choice = choice
+
         return {
             "__name__": "__snippet__",
             "__builtins__": builtins,
             "session": view,
-            "page": Page(view, self.collector),
+            "page": Page(view, self.collector, choose_dialogs),
             "state": self.state,
             "print": self.output.print_function(),
             "asyncio": asyncio,

@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from viewfinder.browser.collector import ScreenshotCollector, screenshot_from_result
 from viewfinder.browser.errors import ElementNotFoundError
+from viewfinder.browser.tab import DialogChoice
 from viewfinder.browser.view import CAPTURE_METHOD, SnippetSession
 from viewfinder.cdp import CDPTimeoutError, PageInput
 from viewfinder.cdp.connection import DEFAULT_CALL_TIMEOUT
@@ -41,10 +43,34 @@ class Page:
     press, wait_for, title, url and screenshot. Coordinates are viewport CSS pixels,
     which are screenshot pixels."""
 
-    def __init__(self, session: SnippetSession, collector: ScreenshotCollector) -> None:
+    def __init__(
+        self,
+        session: SnippetSession,
+        collector: ScreenshotCollector,
+        choose_dialogs: Callable[[DialogChoice], None] | None = None,
+    ) -> None:
         self.session = session
         self._collector = collector
         self._input = PageInput(session)
+        self._choose_dialogs = choose_dialogs
+
+    def on_dialog(self, choice: DialogChoice) -> None:
+        """Choose how ``alert``/``confirm``/``prompt``/``beforeunload`` dialogs are answered
+        for the rest of this call (by default every one is accepted).
+
+        ``choice`` is True (accept), False (dismiss), a string (accept; a prompt gets it
+        as its answer), None (back to the default), or a function (sync or async) of a
+        :class:`Dialog` (``type``, ``message``, ``default_prompt``, ``url``) returning
+        one of those. Every dialog and its answer is reported in the call's output.
+        """
+        self.session.check_open("choose how dialogs are answered")
+        if not (choice is None or isinstance(choice, bool | str) or callable(choice)):
+            raise TypeError(
+                "on_dialog takes True, False, a string, None or a function of the dialog, "
+                f"not {type(choice).__name__}"
+            )
+        if self._choose_dialogs is not None:
+            self._choose_dialogs(choice)
 
     async def goto(self, url: str, *, timeout: float = DEFAULT_CALL_TIMEOUT) -> None:
         """Load ``url`` and wait for its ``load`` event."""

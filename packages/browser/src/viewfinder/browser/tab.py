@@ -15,11 +15,13 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import inspect
 import json
 import logging
 import threading
 from collections import deque
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from viewfinder.browser.browser import Browser
@@ -37,6 +39,25 @@ PROBE_TIMEOUT = 0.4
 #: Console and page-error lines a call reports at most (the newest), and their length.
 MAX_PAGE_LINES = 50
 MAX_PAGE_LINE_CHARS = 500
+#: Seconds an async ``on_dialog`` handler has before the dialog is answered by default.
+DIALOG_CHOICE_TIMEOUT = 5.0
+
+
+@dataclass(frozen=True)
+class Dialog:
+    """A JavaScript dialog the page opened: ``type`` is ``alert``, ``confirm``,
+    ``prompt`` or ``beforeunload``."""
+
+    type: str
+    message: str
+    default_prompt: str
+    url: str
+
+
+#: How a snippet answers dialogs: a function of the :class:`Dialog` (sync or async)
+#: returning True (accept), False (dismiss), a string (accept, with that as the prompt's
+#: answer) or None (the default); or one of those values for every dialog.
+DialogChoice = Callable[[Dialog], Any] | bool | str | None
 
 
 class TabAbandonedError(Exception):
@@ -76,6 +97,8 @@ class Tab:
         self.dialogs: list[str] = []
         self.page_lines: deque[str] = deque(maxlen=MAX_PAGE_LINES)
         self.page_lines_dropped = 0
+        #: How the running call wants dialogs answered (None: accept them).
+        self.dialog_choice: DialogChoice = None
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Run ``coro`` on the tab's loop, from another thread."""
@@ -135,14 +158,34 @@ class Tab:
         return page
 
     def _answer_dialog(self, page: CDPSession, event: dict[str, Any]) -> None:
-        kind = str(event.get("type", "dialog"))
-        message = str(event.get("message", ""))
-        answer: dict[str, Any] = {"accept": True}
-        if kind == "prompt":
-            answer["promptText"] = str(event.get("defaultPrompt", ""))
-        self.dialogs.append(f"[{kind} dialog {message!r} accepted]")
-        task = asyncio.ensure_future(page.call("Page.handleJavaScriptDialog", answer, timeout=5))
+        dialog = Dialog(
+            type=str(event.get("type", "dialog")),
+            message=str(event.get("message", "")),
+            default_prompt=str(event.get("defaultPrompt", "")),
+            url=str(event.get("url", "")),
+        )
+        task = asyncio.ensure_future(self._answer(page, dialog, self.dialog_choice))
         task.add_done_callback(_ignore_outcome)
+
+    async def _answer(self, page: CDPSession, dialog: Dialog, choice: DialogChoice) -> None:
+        note = ""
+        if callable(choice):
+            try:
+                choice = choice(dialog)
+                if inspect.isawaitable(choice):
+                    choice = await asyncio.wait_for(choice, DIALOG_CHOICE_TIMEOUT)
+            except Exception as exc:  # the page must not stay blocked: answer by default
+                note = f"; the on_dialog handler failed ({type(exc).__name__}: {exc})"
+                choice = None
+        accept = choice is not False
+        answer: dict[str, Any] = {"accept": accept}
+        if dialog.type == "prompt" and accept:
+            answer["promptText"] = choice if isinstance(choice, str) else dialog.default_prompt
+        verdict = "accepted" if accept else "dismissed"
+        if "promptText" in answer and answer["promptText"] != dialog.default_prompt:
+            verdict += f" with {answer['promptText']!r}"
+        self.dialogs.append(f"[{dialog.type} dialog {dialog.message!r} {verdict}{note}]")
+        await page.call("Page.handleJavaScriptDialog", answer, timeout=5)
 
     def _keep_line(self, line: str) -> None:
         if len(self.page_lines) == self.page_lines.maxlen:

@@ -92,6 +92,11 @@ class SnippetSession(CDPSession):
             waiter.cancel()
         self._waiters.clear()
 
+    def check_open(self, what: str) -> None:
+        """Raise :class:`SnippetSessionClosedError` (saying ``what`` cannot be done) once
+        the view is closed."""
+        self._check_open(what)
+
     def _check_open(self, what: str) -> None:
         if self._closed_reason is not None:
             raise SnippetSessionClosedError(
