@@ -39,6 +39,22 @@ def no_display_or_browser_outlives_the_tests() -> Iterator[None]:
             os.environ.pop(RUN_MARKER, None)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def state_kept_out_of_the_users_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """What viewfinder keeps between runs (the browser's current page, the TUI's history)
+    goes to a folder of the test run, never the real ~/.local/state."""
+    state = tmp_path_factory.mktemp("xdg-state")
+    before = os.environ.get("XDG_STATE_HOME")
+    os.environ["XDG_STATE_HOME"] = str(state)
+    try:
+        yield state
+    finally:
+        if before is None:
+            os.environ.pop("XDG_STATE_HOME", None)
+        else:
+            os.environ["XDG_STATE_HOME"] = before
+
+
 # -- every program the run starts comes from a package `make setup` installs ------------
 
 _started_programs: set[str] = set()

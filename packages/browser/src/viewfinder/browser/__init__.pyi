@@ -8,6 +8,7 @@ from .errors import (
     BrowserInputError,
     ElementNotFoundError,
     InvalidTimeoutError,
+    PageNotFoundError,
     SnippetSessionClosedError,
 )
 from .page import Page
@@ -57,6 +58,7 @@ __all__ = [
     "ImageAttachment",
     "InvalidTimeoutError",
     "Page",
+    "PageNotFoundError",
     "ScreenshotCollector",
     "SnippetSession",
     "SnippetSessionClosedError",

@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 
 from viewfinder.browser.session import DEFAULT_TIMEOUT, BrowserSession
-from viewfinder.cdp import CDP_URL_ENV, launch_chromium
+from viewfinder.cdp import CDP_URL_ENV, launch_chromium, resolve_cdp_url
 from viewfinder.core.files import output_folder
 
 EXIT_SNIPPET_FAILED = 2
@@ -76,13 +76,33 @@ def exec_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the result as JSON (images left out).")
     ] = False,
+    new_page: Annotated[
+        bool,
+        typer.Option(
+            "--new-page",
+            help="With an attached browser, work in a new window (closed afterwards) "
+            "instead of the page the previous exec left.",
+        ),
+    ] = False,
 ) -> None:
-    """Run a snippet against a page; print its output and save its screenshots."""
+    """Run a snippet against a page; print its output and save its screenshots.
+
+    Attached to a browser (--cdp-url or $VIEWFINDER_CDP_URL), it works on the page the
+    previous exec on that browser left, DOM and all, and leaves it open for the next;
+    a snippet can move to a popup with `await page.switch_to()`.
+    """
     code = _read_snippet(snippet)
     if shots is not None:
         output_folder(shots)  # a folder that cannot be made is an error before anything runs
+    attached = resolve_cdp_url(cdp_url) is not None
     with BrowserSession(
-        "cli", cdp_url=cdp_url, url=url, width=width, height=height, screenshot_dir=shots
+        "cli",
+        cdp_url=cdp_url,
+        url=url,
+        width=width,
+        height=height,
+        screenshot_dir=shots,
+        keep_page=attached and not new_page,
     ) as session:
         result = session.execute(code, timeout)
     if as_json:

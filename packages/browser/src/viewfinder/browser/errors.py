@@ -35,3 +35,7 @@ class SnippetSessionClosedError(BrowserError):
 
 class ElementNotFoundError(BrowserError, LookupError):
     """A ``page`` helper was given a CSS selector that matches nothing on the page."""
+
+
+class PageNotFoundError(BrowserError, LookupError):
+    """``page.switch_to(...)`` named no page the browser has."""

@@ -76,7 +76,8 @@ class Execution:
             {"backend": SOURCE, "session_id": session_id, "call_id": self.call_id}
         )
         self.dump: ScreenshotDump | None = None
-        self.view: SnippetSession | None = None
+        #: The call's views: of the page it started on, then of pages it switched to.
+        self.views: list[SnippetSession] = []
         #: When the snippet must be done (``time.monotonic``); None until it starts.
         self.deadline: float | None = None
         #: Set on the loop when the deadline passed and the loop handled it.
@@ -123,12 +124,10 @@ class Execution:
 
     async def _run_on(self, tab: Tab, page: CDPSession, compiled: CompiledSnippet) -> ExecuteResult:
         self.deadline = time.monotonic() + self.timeout
-        view = self.view = SnippetSession(page, call_id=self.call_id, deadline=self.deadline)
-        view.on_own_call_result(self.collector.observe)
         directory = dump_directory(self.screenshot_dir)
         if directory is not None:
             self.dump = ScreenshotDump(directory, self.session_id, self.started_at)
-            view.on_own_call_result(self.dump.observe)
+        view = self._open_view(page)
         task = asyncio.ensure_future(self._guarded(compiled, self._namespace(view, tab)))
         # A snippet left running after its timeout may fail later; that is not news.
         task.add_done_callback(_read_outcome)
@@ -137,7 +136,7 @@ class Execution:
             done, _ = await asyncio.wait({task}, timeout=max(self.deadline - time.monotonic(), 0))
             if not done:
                 self.timeout_handled = True
-                view.close_view(f"its call timed out after {self.timeout:g}s")
+                self.close_views(f"its call timed out after {self.timeout:g}s")
                 self._waiting_at = suspended_traceback(task.get_coro(), compiled.lines, "")
                 task.cancel()
                 await asyncio.wait({task}, timeout=CANCEL_GRACE)
@@ -145,8 +144,9 @@ class Execution:
                     log.warning("call %s: the snippet ignored its cancellation", self.call_id)
                 recovery = await tab.recover_after_timeout()
         finally:
-            view.close_view("its call has ended")
-            view.release()
+            self.close_views("its call has ended")
+            for each in self.views:
+                each.release()
             tab.dialog_choice = None  # the snippet's choice ends with its call
             if not task.done():
                 task.cancel()
@@ -156,15 +156,45 @@ class Execution:
             self.output.write(line + "\n")
         return self._outcome(task, tab, recovery, compiled)
 
+    def _open_view(self, page: CDPSession) -> SnippetSession:
+        """A view of ``page`` for this call, its screenshots collected (and dumped)."""
+        assert self.deadline is not None
+        view = SnippetSession(page, call_id=self.call_id, deadline=self.deadline)
+        view.on_own_call_result(self.collector.observe)
+        if self.dump is not None:
+            view.on_own_call_result(self.dump.observe)
+        self.views.append(view)
+        return view
+
+    def close_views(self, reason: str) -> None:
+        """Close every view of this call (safe from any thread)."""
+        for view in self.views:
+            view.close_view(reason)
+
+    @property
+    def view(self) -> SnippetSession | None:
+        """The view of the page the call started on."""
+        return self.views[0] if self.views else None
+
     def _namespace(self, view: SnippetSession, tab: Tab) -> dict[str, Any]:
         def choose_dialogs(choice: DialogChoice) -> None:
             tab.dialog_choice = choice
+
+        async def switch(which: str | None, timeout: float) -> SnippetSession:
+            view.check_open("switch pages")
+            return self._open_view(await tab.switch_to(which, timeout))
 
         return {
             "__name__": "__snippet__",
             "__builtins__": builtins,
             "session": view,
-            "page": Page(view, self.collector, choose_dialogs),
+            "page": Page(
+                view,
+                self.collector,
+                choose_dialogs=choose_dialogs,
+                switch=switch,
+                list_pages=tab.page_targets,
+            ),
             "state": self.state,
             "print": self.output.print_function(),
             "asyncio": asyncio,

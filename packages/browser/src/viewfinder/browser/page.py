@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from viewfinder.browser.collector import ScreenshotCollector, screenshot_from_result
@@ -47,12 +47,43 @@ class Page:
         self,
         session: SnippetSession,
         collector: ScreenshotCollector,
+        *,
         choose_dialogs: Callable[[DialogChoice], None] | None = None,
+        switch: Callable[[str | None, float], Awaitable[SnippetSession]] | None = None,
+        list_pages: Callable[[], Awaitable[list[dict[str, Any]]]] | None = None,
     ) -> None:
         self.session = session
         self._collector = collector
         self._input = PageInput(session)
         self._choose_dialogs = choose_dialogs
+        self._switch = switch
+        self._list_pages = list_pages
+
+    async def pages(self) -> list[dict[str, Any]]:
+        """The browser's pages: ``id``, ``url``, ``title``, ``opener`` (the id of the page
+        that opened it, for a popup or a new tab) and ``current`` (this one)."""
+        self.session.check_open("list pages")
+        if self._list_pages is None:
+            raise NotImplementedError("this page cannot list the browser's pages")
+        return await self._list_pages()
+
+    async def switch_to(
+        self, which: str | None = None, *, timeout: float = DEFAULT_CALL_TIMEOUT
+    ) -> None:
+        """Work on another page from now on, in this call and the next ones: ``which`` is
+        a page id (see :meth:`pages`) or text found in a page's URL or title; left out,
+        the newest page this one opened (a popup, a link with ``target=_blank``).
+
+        ``page`` and ``page.session`` follow the switch; ``session`` stays on the page
+        the call started on. Raises ``PageNotFoundError`` (listing the pages) when
+        nothing matches.
+        """
+        self.session.check_open("switch pages")
+        if self._switch is None:
+            raise NotImplementedError("this page cannot switch to another")
+        view = await self._switch(which, timeout)
+        self.session = view
+        self._input = PageInput(view)
 
     def on_dialog(self, choice: DialogChoice) -> None:
         """Choose how ``alert``/``confirm``/``prompt``/``beforeunload`` dialogs are answered

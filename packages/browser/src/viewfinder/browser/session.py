@@ -61,6 +61,12 @@ class BrowserSession:
     Chromium, and stops it on :meth:`close`. The page opens at ``url`` with a
     ``width`` x ``height`` viewport on the first call. ``screenshot_dir`` (default
     ``$VIEWFINDER_SCREENSHOT_DIR``) receives a copy of every screenshot.
+
+    Each session works in a window of its own, closed with the session. With
+    ``keep_page`` it works instead on the page the last such session on this browser
+    left (same target, same DOM; in any process: see :mod:`viewfinder.browser.pages`),
+    loads ``url`` there only when one is given, and leaves the page open on close:
+    that is how ``viewfinder browser exec`` calls continue one another.
     """
 
     def __init__(
@@ -73,13 +79,16 @@ class BrowserSession:
         width: int = 1280,
         height: int = 800,
         screenshot_dir: str | Path | None = None,
+        keep_page: bool = False,
     ) -> None:
         if browser is not None and cdp_url is not None:
             raise BrowserInputError("give either a browser or a cdp_url, not both")
         self.session_id = session_id
         self.browser = browser or Browser(cdp_url, width=width, height=height)
         self._owns_browser = browser is None
-        self.url = url or "about:blank"
+        #: The page's first URL (None: about:blank, or where a kept page already is).
+        self.url = url
+        self.keep_page = keep_page
         self.width = width
         self.height = height
         self.screenshot_dir = screenshot_dir
@@ -170,8 +179,7 @@ class BrowserSession:
                 return _RESUBMIT
         if execution.overran(BLOCKED_GRACE):
             self._abandon(tab)
-            if execution.view is not None:
-                execution.view.close_view("its snippet blocked the event loop past its timeout")
+            execution.close_views("its snippet blocked the event loop past its timeout")
             future.cancel()
             return execution.blocked_result()
         if tab.abandoned and execution.deadline is None:
@@ -193,6 +201,7 @@ class BrowserSession:
                     height=self.height,
                     name=self.session_id[:20],
                     stale_targets=self._stale_targets,
+                    keep_page=self.keep_page,
                 )
                 self._stale_targets = []
             return self._tab
@@ -201,8 +210,7 @@ class BrowserSession:
         with self._tab_lock:
             if self._tab is tab:
                 self._tab = None
-            if tab.target_id is not None:
-                self._stale_targets.append(tab.target_id)
+            self._stale_targets.extend(tab.owned_target_ids)
         tab.abandon()
 
     # -- lifetime -------------------------------------------------------------------------

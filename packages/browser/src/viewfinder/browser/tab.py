@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from viewfinder.browser.browser import Browser
+from viewfinder.browser.errors import PageNotFoundError
+from viewfinder.browser.pages import pick_page, remember_page, remembered_page
 from viewfinder.cdp import CDPConnection, CDPError, CDPSession, LoopThread, connect
 
 log = logging.getLogger(__name__)
@@ -73,14 +75,19 @@ class Tab:
         self,
         browser: Browser,
         *,
-        url: str,
+        url: str | None,
         width: int,
         height: int,
         name: str,
         stale_targets: list[str] | None = None,
+        keep_page: bool = False,
     ) -> None:
         self.browser = browser
+        #: Where a new page opens (None: about:blank, and an existing page stays put).
         self.url = url
+        #: Work on the page the last call on this browser left (and leave it open)
+        #: instead of opening a window of our own: see :mod:`viewfinder.browser.pages`.
+        self.keep_page = keep_page
         self.width = width
         self.height = height
         self.loop = LoopThread(name=f"viewfinder-browser-{name}")
@@ -88,6 +95,10 @@ class Tab:
         #: What :attr:`connection` was opened to.
         self.endpoint: str | None = None
         self.page: CDPSession | None = None
+        #: Pages the page opened (popups, new tabs), oldest first, since we connected.
+        self.opened: list[str] = []
+        #: Pages we opened or switched to and must close on shutdown (not in keep mode).
+        self._owned_targets: list[str] = []
         self.abandoned = False
         # Pages of an abandoned predecessor, closed once this tab is connected.
         self._stale_targets = list(stale_targets or [])
@@ -128,33 +139,108 @@ class Tab:
             endpoint = await asyncio.to_thread(self.browser.endpoint, lost)
             self.endpoint = endpoint
             self.connection = await connect(endpoint, timeout=timeout)
+            self.connection.on("Target.targetCreated", self._on_target_created)
+            await self.connection.call(
+                "Target.setDiscoverTargets", {"discover": True}, timeout=timeout
+            )
             await self._close_stale_targets()
         if self.page is None:
             self.page = await self._open_page(self.connection, timeout)
         return self.page
 
+    def _on_target_created(self, event: dict[str, Any]) -> None:
+        info = event.get("targetInfo") or {}
+        if info.get("type") == "page" and info.get("openerId"):
+            self.opened.append(str(info["targetId"]))
+
     async def _open_page(self, connection: CDPConnection, timeout: float) -> CDPSession:
+        if self.keep_page:
+            targets = (await connection.call("Target.getTargets", timeout=timeout))["targetInfos"]
+            kept = pick_page(targets, remembered_page(connection.url))
+            if kept is not None:
+                return await self._adopt(connection, kept, timeout, navigate=self.url is not None)
         # A window of its own, not a tab beside other sessions' tabs: Chromium stops
         # drawing a background tab, and a capture of it can hang for good.
         created = await connection.call(
             "Target.createTarget", {"url": "about:blank", "newWindow": True}, timeout=timeout
         )
-        target_id = created["targetId"]
+        return await self._adopt(connection, created["targetId"], timeout, navigate=True)
+
+    async def _adopt(
+        self, connection: CDPConnection, target_id: str, timeout: float, *, navigate: bool
+    ) -> CDPSession:
+        """Attach to page ``target_id`` and make it ours: dialogs answered, console and
+        errors collected, the viewport set, ``url`` loaded when ``navigate``."""
+        owned = not self.keep_page
         try:
             page = await CDPSession.attach(connection, target_id, timeout=timeout)
-            page.owns_target = True  # closing the session closes the window
+            page.owns_target = owned  # closing the session closes the window
             # alert(), confirm(), prompt() and beforeunload block the page until they are
-            # answered: every one is accepted at once, and reported by the call it opened in
+            # answered: each is answered at once, and reported by the call it opened in
             page.on("Page.javascriptDialogOpening", lambda event: self._answer_dialog(page, event))
             page.on("Runtime.consoleAPICalled", self._on_console)
             page.on("Runtime.exceptionThrown", self._on_page_error)
             await page.call("Runtime.enable", timeout=timeout)
             await page.set_viewport(self.width, self.height, timeout=timeout)
-            await page.navigate(self.url, timeout=timeout)
+            if navigate:
+                await page.navigate(self.url or "about:blank", timeout=timeout)
         except BaseException:
-            with contextlib.suppress(CDPError):
-                await connection.call("Target.closeTarget", {"targetId": target_id}, timeout=5)
+            if owned:
+                with contextlib.suppress(CDPError):
+                    await connection.call("Target.closeTarget", {"targetId": target_id}, timeout=5)
             raise
+        if owned:
+            self._owned_targets.append(target_id)
+        else:
+            remember_page(connection.url, target_id)
+        return page
+
+    async def page_targets(self) -> list[dict[str, Any]]:
+        """The browser's pages: ``id``, ``url``, ``title``, ``opener`` (the id of the page
+        that opened it) and ``current`` (the one snippets work on)."""
+        assert self.connection is not None
+        targets = (await self.connection.call("Target.getTargets"))["targetInfos"]
+        return [
+            {
+                "id": target["targetId"],
+                "url": target.get("url", ""),
+                "title": target.get("title", ""),
+                "opener": target.get("openerId"),
+                "current": target["targetId"] == self.target_id,
+            }
+            for target in targets
+            if target.get("type") == "page"
+        ]
+
+    async def switch_to(self, which: str | None, timeout: float) -> CDPSession:
+        """Make another page the current one and return it: ``which`` is a target id, or
+        text found in a page's URL or title; None is the newest page the current page
+        opened (a popup, a new tab). Raises :class:`PageNotFoundError`."""
+        assert self.connection is not None
+        pages = await self.page_targets()
+        others = [page for page in pages if not page["current"]]
+        if which is None:
+            opener = self.target_id
+            popups = [page["id"] for page in others if page["opener"] == opener]
+            order = {target: index for index, target in enumerate(self.opened)}
+            popups.sort(key=lambda target: order.get(target, -1))
+            chosen = popups[-1] if popups else None
+        else:
+            chosen = next((page["id"] for page in pages if page["id"] == which), None) or next(
+                (page["id"] for page in others if which in page["url"] or which in page["title"]),
+                None,
+            )
+        if chosen is None:
+            listed = "; ".join(f"{page['id']} {page['url']!r}" for page in pages) or "none"
+            wanted = "a page opened by the current one" if which is None else repr(which)
+            raise PageNotFoundError(f"no page matches {wanted}; the browser's pages: {listed}")
+        if chosen == self.target_id and self.page is not None:
+            return self.page
+        page = await self._adopt(self.connection, chosen, timeout, navigate=False)
+        previous, self.page = self.page, page
+        if previous is not None and not previous.owns_target:
+            with contextlib.suppress(CDPError):
+                await previous.close(timeout=5)  # detach: the page stays open
         return page
 
     def _answer_dialog(self, page: CDPSession, event: dict[str, Any]) -> None:
@@ -242,7 +328,11 @@ class Tab:
             return "The page's running script was terminated; the page was kept."
         page, self.page = self.page, None  # the next call opens a new one at once
         if page is not None and not self.browser_gone:
-            closing = asyncio.ensure_future(page.close(timeout=5))  # need not be waited for
+            # closed even when it is a kept page: the next call would only find it stuck
+            assert self.connection is not None
+            closing = asyncio.ensure_future(
+                self.connection.call("Target.closeTarget", {"targetId": page.target_id}, timeout=5)
+            )  # need not be waited for
             closing.add_done_callback(_ignore_outcome)
         return "The page did not respond and was closed; the next call starts on a new page."
 
@@ -258,11 +348,22 @@ class Tab:
         return True
 
     async def drop_page(self) -> None:
-        """Close the page; the next call opens a new one."""
+        """Close the page (and every other page we opened or switched to), or detach
+        from a kept one; the next call opens or finds one again."""
         page, self.page = self.page, None
-        if page is not None and not self.browser_gone:
+        owned, self._owned_targets = self._owned_targets, []
+        if self.browser_gone:
+            return
+        if page is not None:
             with contextlib.suppress(CDPError):
                 await page.close(timeout=5)
+        assert self.connection is not None
+        for target_id in owned:
+            if page is None or target_id != page.target_id:
+                with contextlib.suppress(CDPError):
+                    await self.connection.call(
+                        "Target.closeTarget", {"targetId": target_id}, timeout=5
+                    )
 
     async def shutdown(self) -> None:
         """Close the page and the connection (the browser itself is not ours to stop)."""
@@ -297,6 +398,11 @@ class Tab:
     @property
     def target_id(self) -> str | None:
         return self.page.target_id if self.page is not None else None
+
+    @property
+    def owned_target_ids(self) -> list[str]:
+        """The pages to close when this tab is given up on (none for a kept page)."""
+        return list(self._owned_targets)
 
 
 def _remote_text(value: dict[str, Any]) -> str:
