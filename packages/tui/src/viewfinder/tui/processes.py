@@ -55,7 +55,9 @@ class ProcessManager:
     processes, so none is left as a zombie under an init that does not reap (PID 1 in
     many containers; see :mod:`viewfinder.tui.process_groups`). It makes the whole
     process a child subreaper, so it is off by default for library use; the
-    environment and the TUI, which own their process, turn it on.
+    environment and the TUI, which own their process, turn it on. Whatever the setting,
+    every manager reaps the orphans of its own groups that reach this process, so
+    managers with different settings in one process do not leave each other zombies.
 
     With ``die_with_parent`` (the default) every process gets SIGKILL from the kernel
     when the thread that started it ends (``PR_SET_PDEATHSIG``), so not even a SIGKILL of
@@ -261,8 +263,10 @@ class ProcessManager:
         me = os.getpid()
         while pgids:
             leaders = self._leaders()
-            if self.reap_orphans:
-                process_groups.reap_orphans(pgids, exclude=leaders)
+            # Always, whatever reap_orphans says: another manager (or anything else in
+            # this process) may have made it a subreaper, and then the orphans of our
+            # groups are ours to reap, or they stay zombies we would wait for in vain.
+            process_groups.reap_orphans(pgids, exclude=leaders)
             # One /proc scan for all groups. Zombies someone else must reap are harmless;
             # ours are reaped on the next round.
             left = [
@@ -286,8 +290,6 @@ class ProcessManager:
 
     def _sweep(self) -> None:
         """Reap orphans of groups whose leader ended on its own; forget emptied groups."""
-        if not self.reap_orphans:
-            return
         if not self._unsettled:
             return
         process_groups.reap_orphans(self._unsettled, exclude=self._leaders())
