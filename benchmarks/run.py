@@ -19,7 +19,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
-BENCHMARKS = ["capture", "startup", "codeenv", "recorder", "cache", "browser", "tui"]
+BENCHMARKS = [
+    "capture",
+    "startup",
+    "codeenv",
+    "recorder",
+    "cache",
+    "browser",
+    "browser_timeouts",
+    "tui",
+]
 DOC = ROOT / "docs" / "benchmarks.md"
 MARKER = "<!-- section: {} -->"
 

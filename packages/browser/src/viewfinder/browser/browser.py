@@ -80,6 +80,14 @@ class Browser:
         if process is not None:
             process.stop()
 
+    def kill_unresponsive(self) -> None:
+        """Kill a launched Chromium that stopped answering, without the grace a clean
+        stop gives; the next :meth:`endpoint` launches a new one. No-op when attached."""
+        with self._lock:
+            process, self.process = self.process, None
+        if process is not None:
+            process.stop(timeout=0)
+
     def __enter__(self) -> Browser:
         return self
 

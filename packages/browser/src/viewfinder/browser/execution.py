@@ -35,14 +35,15 @@ from viewfinder.browser.snippet import (
 )
 from viewfinder.browser.tab import DialogChoice, Tab, TabAbandonedError
 from viewfinder.browser.view import SnippetSession
-from viewfinder.cdp import CDPConnectionClosedError, CDPSession
+from viewfinder.cdp import CDPConnectionClosedError, CDPSession, CDPTimeoutError
 from viewfinder.core import Screenshot
 
 log = logging.getLogger(__name__)
 
 #: How long a cancelled snippet has to unwind before it is left behind (its view is
-#: closed either way, so it can send nothing more).
-CANCEL_GRACE = 1.0
+#: closed either way, so it can send nothing more); a snippet that does not swallow
+#: the cancellation unwinds at once.
+CANCEL_GRACE = 0.1
 
 
 class SnippetExitError(RuntimeError):
@@ -119,11 +120,28 @@ class Execution:
         async with tab.lock:
             if tab.abandoned:
                 raise TabAbandonedError
-            page = await tab.ensure_open()
+            if not tab.browser.attached:
+                await tab.ensure_connected()  # launching Chromium is not the call's time
+            # from here on the call returns within its timeout and the recovery budget
+            self.deadline = time.monotonic() + self.timeout
+            try:
+                page = await tab.ensure_page(max(self.deadline - time.monotonic(), 0.1))
+            except (CDPTimeoutError, CDPConnectionClosedError) as error:
+                return await self._unopened(tab, error)
             return await self._run_on(tab, page, compiled)
 
+    async def _unopened(self, tab: Tab, error: Exception) -> ExecuteResult:
+        recovery = await tab.recover_unopened()
+        message = (
+            f"no page could be opened within the call's {self.timeout:g}s "
+            f"({exception_line(error)}). {recovery}"
+        )
+        return self._result(
+            ExecuteError(kind="browser", type=type(error).__name__, message=message)
+        )
+
     async def _run_on(self, tab: Tab, page: CDPSession, compiled: CompiledSnippet) -> ExecuteResult:
-        self.deadline = time.monotonic() + self.timeout
+        assert self.deadline is not None
         directory = dump_directory(self.screenshot_dir)
         if directory is not None:
             self.dump = ScreenshotDump(directory, self.session_id, self.started_at)

@@ -34,10 +34,13 @@ T = TypeVar("T")
 
 #: Seconds to open a connection and a page.
 OPEN_TIMEOUT = 30.0
-#: Seconds a page has to answer a trivial evaluation after a timed-out snippet: an idle
-#: page answers in milliseconds, and the whole recovery must fit in the second a call
-#: may take past its timeout.
+#: Seconds a page (or the browser) has to answer a trivial command after a timed-out
+#: snippet: an idle one answers in milliseconds, and the whole recovery must fit in
+#: the second a call may take past its timeout.
 PROBE_TIMEOUT = 0.4
+#: The most a recovery takes, in seconds: page and browser are probed at once, then the
+#: page's script is terminated and the page probed again within what is left.
+RECOVERY_BUDGET = 0.85
 #: Console and page-error lines a call reports at most (the newest), and their length.
 MAX_PAGE_LINES = 50
 MAX_PAGE_LINE_CHARS = 500
@@ -127,8 +130,8 @@ class Tab:
         """True when the connection to the browser has closed."""
         return self.connection is not None and self.connection.closed
 
-    async def ensure_open(self, timeout: float = OPEN_TIMEOUT) -> CDPSession:
-        """The page, connecting (and launching Chromium) and opening it when needed."""
+    async def ensure_connected(self, timeout: float = OPEN_TIMEOUT) -> CDPConnection:
+        """The connection, connecting (and launching Chromium) when needed."""
         if self.connection is None or self.connection.closed:
             self.page = None
             lost = None
@@ -144,8 +147,13 @@ class Tab:
                 "Target.setDiscoverTargets", {"discover": True}, timeout=timeout
             )
             await self._close_stale_targets()
+        return self.connection
+
+    async def ensure_page(self, timeout: float = OPEN_TIMEOUT) -> CDPSession:
+        """The page, opened (or found, with ``keep_page``) within ``timeout`` when needed."""
+        connection = await self.ensure_connected(timeout)
         if self.page is None:
-            self.page = await self._open_page(self.connection, timeout)
+            self.page = await self._open_page(connection, timeout)
         return self.page
 
     def _on_target_created(self, event: dict[str, Any]) -> None:
@@ -308,41 +316,97 @@ class Tab:
                 await self.connection.call("Target.closeTarget", {"targetId": target_id}, timeout=5)
 
     async def recover_after_timeout(self) -> str:
-        """Make the page usable after a snippet was cancelled; say what was done.
+        """Make the next call possible after a snippet was cancelled; say what was done.
 
-        A page that answers is kept (with its state). One that does not (a script stuck
-        in a loop) has its script terminated; if it still does not answer, it is closed
-        and the next call opens a new one.
+        Fits in :data:`RECOVERY_BUDGET`. A page that answers is kept (with its state). One
+        that does not (a script stuck in a loop) has its script terminated; if it still
+        does not answer (a hung renderer), it is closed and the next call opens a new
+        one. When the browser itself does not answer either, a browser we launched is
+        killed (the next call launches a new one) and an attached one is let go of (the
+        next call connects again).
         """
         page = self.page
         if page is None or self.browser_gone:
             return "The browser connection is gone; the next call reconnects."
+        loop = asyncio.get_running_loop()
+        budget_end = loop.time() + RECOVERY_BUDGET
         # a nudge may have left a screencast running; stopping it need not be waited for
         stop = asyncio.ensure_future(page.call("Page.stopScreencast", timeout=5))
         stop.add_done_callback(_ignore_outcome)
-        if await self._answers(page):
+        page_answers, browser_answers = await asyncio.gather(
+            self._answers(page), self._browser_answers()
+        )
+        if page_answers:
             return "The page was kept as it is."
-        with contextlib.suppress(CDPError):
-            await page.call("Runtime.terminateExecution", timeout=PROBE_TIMEOUT)
-        if await self._answers(page):
+        if not browser_answers:
+            return self.give_up_on_browser()
+        terminated = True
+        try:
+            await page.call(
+                "Runtime.terminateExecution", timeout=max(budget_end - loop.time(), 0.05)
+            )
+        except CDPError:
+            terminated = False  # a hung renderer does not even take that
+        if terminated and await self._answers(page, max(budget_end - loop.time(), 0.05)):
             return "The page's running script was terminated; the page was kept."
-        page, self.page = self.page, None  # the next call opens a new one at once
-        if page is not None and not self.browser_gone:
-            # closed even when it is a kept page: the next call would only find it stuck
-            assert self.connection is not None
-            closing = asyncio.ensure_future(
-                self.connection.call("Target.closeTarget", {"targetId": page.target_id}, timeout=5)
-            )  # need not be waited for
-            closing.add_done_callback(_ignore_outcome)
+        self._close_in_background(page)
         return "The page did not respond and was closed; the next call starts on a new page."
 
-    async def _answers(self, page: CDPSession) -> bool:
+    async def recover_unopened(self) -> str:
+        """After a page could not be opened in a call's time: say why, and make the next
+        call start afresh (see :meth:`recover_after_timeout`)."""
+        if self.browser_gone:
+            return "The browser connection is gone; the next call reconnects."
+        if not await self._browser_answers():
+            return self.give_up_on_browser()
+        if self.page is not None:
+            self._close_in_background(self.page)
+        return "The browser answers, but its new page did not; the next call tries again."
+
+    def give_up_on_browser(self) -> str:
+        """Drop the connection to a browser that does not answer; kill it if we launched
+        it. Neither is waited for."""
+        connection, self.connection, self.page = self.connection, None, None
+        if connection is not None:
+            closing = asyncio.ensure_future(connection.close())
+            closing.add_done_callback(_ignore_outcome)
+        if self.browser.attached:
+            return "The browser did not respond either; the next call connects to it again."
+        threading.Thread(
+            target=self.browser.kill_unresponsive, name="viewfinder-browser-kill", daemon=True
+        ).start()
+        return (
+            "The browser did not respond either and was killed; the next call launches a new one."
+        )
+
+    def _close_in_background(self, page: CDPSession) -> None:
+        """Close ``page`` (even a kept one: the next call would only find it stuck) and
+        let the next call open another; not waited for."""
+        if self.page is page:
+            self.page = None
+        if self.browser_gone or self.connection is None:
+            return
+        closing = asyncio.ensure_future(
+            self.connection.call("Target.closeTarget", {"targetId": page.target_id}, timeout=5)
+        )
+        closing.add_done_callback(_ignore_outcome)
+
+    async def _answers(self, page: CDPSession, timeout: float = PROBE_TIMEOUT) -> bool:
         try:
             await page.call(
                 "Runtime.evaluate",
                 {"expression": "1", "returnByValue": True},
-                timeout=PROBE_TIMEOUT,
+                timeout=timeout,
             )
+        except CDPError:
+            return False
+        return True
+
+    async def _browser_answers(self) -> bool:
+        if self.connection is None or self.connection.closed:
+            return False
+        try:
+            await self.connection.call("Browser.getVersion", timeout=PROBE_TIMEOUT)
         except CDPError:
             return False
         return True
@@ -352,12 +416,11 @@ class Tab:
         from a kept one; the next call opens or finds one again."""
         page, self.page = self.page, None
         owned, self._owned_targets = self._owned_targets, []
-        if self.browser_gone:
+        if self.browser_gone or self.connection is None:
             return
         if page is not None:
             with contextlib.suppress(CDPError):
                 await page.close(timeout=5)
-        assert self.connection is not None
         for target_id in owned:
             if page is None or target_id != page.target_id:
                 with contextlib.suppress(CDPError):

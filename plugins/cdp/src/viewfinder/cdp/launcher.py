@@ -48,6 +48,9 @@ BASE_FLAGS = (
     "--disable-quic",
     "--hide-scrollbars",
     "--mute-audio",
+    # No idle renderer kept ready for the next page: it costs memory in every browser,
+    # and a page opened after a renderer hung would land in that renderer if it hung too.
+    "--disable-features=SpareRendererForSitePerProcess",
     "--remote-debugging-address=127.0.0.1",
     # Port 0: the OS picks a free port, which Chromium reports back; no races for 9222.
     "--remote-debugging-port=0",
@@ -282,7 +285,7 @@ def _end_group(process: subprocess.Popen[bytes], timeout: float) -> None:
             process.wait(timeout)
         except subprocess.TimeoutExpired:
             _signal_group(process.pid, signal.SIGKILL)
-            process.wait(timeout)
+            process.wait(max(timeout, 5.0))  # SIGKILL ends even a stopped process at once
     # Helpers (zygotes, renderers) can outlive the browser by a moment.
     _signal_group(process.pid, signal.SIGKILL)
 

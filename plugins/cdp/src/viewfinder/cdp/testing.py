@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import http.server
+import os
 import shutil
+import signal
 import socket
 import tempfile
 import threading
@@ -16,7 +18,7 @@ import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from viewfinder.cdp.launcher import TEMP_PREFIX, processes_mentioning
+from viewfinder.cdp.launcher import TEMP_PREFIX, ChromiumProcess, processes_mentioning
 
 _active_guard: Path | None = None
 
@@ -100,3 +102,26 @@ def chromium_leak_guard(prefix: str = "vfcdp-", grace: float = 15.0) -> Iterator
         shutil.rmtree(base, ignore_errors=True)
         assert not left, f"Chromium processes started by the tests are still running: {left}"
         assert not profiles, f"temporary browser profiles were not removed: {profiles}"
+
+
+def renderer_pids(browser: ChromiumProcess) -> list[int]:
+    """The renderer processes of ``browser`` (one per page or site, as Chromium chose)."""
+    found = []
+    for pid in processes_mentioning(str(browser.root)):
+        with contextlib.suppress(OSError):  # exited while we looked
+            if b"--type=renderer" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
+    return found
+
+
+@contextlib.contextmanager
+def stopped(pids: list[int]) -> Iterator[None]:
+    """The processes ``pids`` hung for real (SIGSTOP) inside the block, continued after."""
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
