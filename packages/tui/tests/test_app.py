@@ -15,6 +15,7 @@ from viewfinder.tui.preview import UPPER_HALF, HalfBlockImage
 from viewfinder.tui.testing import (
     SIZE,
     build_app,
+    command_value,
     console_text,
     log_lines,
     stable_settings,
@@ -222,13 +223,16 @@ async def test_key_bindings(processes: ProcessManager, tmp_path: Path) -> None:
         await pilot.press("f2")
         assert "running   sleep 60" in console_text(app)
         await until(pilot, lambda: app.table.highlighted_key == "p:two", "the new row")
-        await pilot.press("up")
+        await pilot.press("up")  # Up in the command line is its history, not the table
+        assert command_value(app) == "!run sleep 60"
+        assert app.table.highlighted_key == "p:two"
+        await pilot.press("ctrl+up")
         assert app.table.highlighted_key == "p:1"
         await pilot.press("f3")
         assert app.log_view.process_id == "1"
         await pilot.press("f8")
         await until(pilot, lambda: not processes.get("1").running, "F8 to kill 1")
-        await pilot.press("up")
+        await pilot.press("ctrl+up")
         assert app.table.highlighted_key == "browser"
         await pilot.press("f8")
         assert "move the cursor to a process row first" in console_text(app)

@@ -1,7 +1,11 @@
 """The viewfinder TUI: processes, their output, the browser and the screen in a terminal.
 
 Build it with :func:`create_app`, which takes its dependencies, so tests and embedders
-hand in their own process manager, environment or capture backend.
+hand in their own process manager, environment, capture backend or command history.
+
+The command line behaves like a shell's: Up and Down walk the command history, Tab
+completes ``!`` commands and process ids, and ``!logs ID /TEXT`` shows only the lines
+of a log that contain TEXT.
 """
 
 from __future__ import annotations
@@ -21,27 +25,37 @@ from textual import on, work
 from textual.app import App, AutopilotCallbackType, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Header, Input, RichLog
+from textual.widgets import DataTable, Footer, Header, RichLog
 
 from viewfinder.core import CaptureBackend, ViewfinderError
-from viewfinder.tui.commands import Command, help_rows, parse_command
-from viewfinder.tui.config import TuiSettings, ViewfinderConfig
+from viewfinder.tui.commands import Command, help_rows, parse_command, parse_logs_argument
+from viewfinder.tui.config import TuiSettings, ViewfinderConfig, default_history_path
 from viewfinder.tui.environment import ViewfinderEnvironment
-from viewfinder.tui.errors import NothingToCaptureError, TuiCommandError
+from viewfinder.tui.errors import HistoryFileError, NothingToCaptureError, TuiCommandError
 from viewfinder.tui.events import ProcessEvent, ProcessExited, ProcessOutput, ProcessStarted
+from viewfinder.tui.history import CommandHistory
+from viewfinder.tui.log_search import LogSearch
 from viewfinder.tui.processes import ProcessManager, utc_now
 from viewfinder.tui.shots import ShotTaker, backend_shot_taker, save_shot
 from viewfinder.tui.table_rows import PROCESS_KEY_PREFIX, format_duration, table_rows
-from viewfinder.tui.widgets import ProcessLog, ProcessTable, ShotPreview
+from viewfinder.tui.widgets import CommandInput, ProcessLog, ProcessTable, ShotPreview
 
 Clock = Callable[[], datetime]
 SHOT_SOURCES = ("auto", "display", "browser")
+#: Commands whose argument Tab completes with the id of a running process.
+RUNNING_PROCESS_ARGUMENT = frozenset({"kill"})
+#: Commands whose argument Tab completes with the id of any process.
+PROCESS_ARGUMENT = frozenset({"logs"})
 #: Lines the console keeps.
 CONSOLE_LINES = 1000
 
 
 class ViewfinderApp(App[None]):
-    """Process table, log of the selected process, console, shot preview, command line."""
+    """Process table, log of the selected process, console, shot preview, command line.
+
+    ``history`` holds the commands run (Up and Down walk it); without one they are kept
+    in memory only.
+    """
 
     # Absolute, so subclasses defined elsewhere find it too.
     CSS_PATH = Path(__file__).with_name("app.tcss")
@@ -56,8 +70,11 @@ class ViewfinderApp(App[None]):
         Binding("f8", "kill_highlighted", "Kill"),
         Binding("f9", "command('!kill-all')", "Kill all"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
-        Binding("up", "move_cursor(-1)", "Up", show=False),
-        Binding("down", "move_cursor(1)", "Down", show=False),
+        Binding("ctrl+f", "prompt_search", "Search log", show=False),
+        # Up and Down belong to the command line's history; these move the table's
+        # cursor from anywhere (and Up and Down do, where nothing else takes them).
+        Binding("ctrl+up,up", "move_cursor(-1)", "Up", show=False),
+        Binding("ctrl+down,down", "move_cursor(1)", "Down", show=False),
     ]
 
     def __init__(
@@ -68,6 +85,7 @@ class ViewfinderApp(App[None]):
         shot_taker: ShotTaker | None = None,
         settings: TuiSettings | None = None,
         clock: Clock = utc_now,
+        history: CommandHistory | None = None,
     ) -> None:
         super().__init__()
         self.processes = processes
@@ -75,6 +93,9 @@ class ViewfinderApp(App[None]):
         self.shot_taker = shot_taker
         self.settings = settings or TuiSettings()
         self.clock = clock
+        if history is None:
+            history = CommandHistory(max_entries=self.settings.history_size)
+        self.history = history
         #: The last shot saved by !shot, for callers and tests.
         self.last_shot: Path | None = None
         #: Everything written to the console, as plain text, unwrapped (newest last).
@@ -99,7 +120,12 @@ class ViewfinderApp(App[None]):
                     id="console", max_lines=CONSOLE_LINES, wrap=True, markup=False, min_width=20
                 )
                 yield ShotPreview(id="shot")
-        command = Input(placeholder="!help for commands; !run COMMAND starts one", id="command")
+        command = CommandInput(
+            self.history,
+            self._argument_words,
+            placeholder="!help for commands; !run COMMAND starts one",
+            id="command",
+        )
         command.cursor_blink = settings.cursor_blink
         yield command
         yield Footer()
@@ -116,16 +142,22 @@ class ViewfinderApp(App[None]):
     def console_log(self) -> RichLog:
         return self.query_one("#console", RichLog)
 
+    @property
+    def command_input(self) -> CommandInput:
+        return self.query_one("#command", CommandInput)
+
     def on_mount(self) -> None:
         self.console_log.border_title = "console"
         self.follow_events()
         self.set_interval(self.settings.refresh_interval, self._refresh_table)
         self._refresh_table(force=True)
         self.say("Type !help for the commands.", "dim")
+        if self.history.problem:
+            self.say(self.history.problem, "yellow")
         known = self.processes.list_processes()
         if known:  # processes started before the app: show the newest
             self.show_logs(known[-1].id)
-        self.query_one("#command", Input).focus()
+        self.command_input.focus()
 
     # -- events from the process manager ---------------------------------------------
 
@@ -162,11 +194,29 @@ class ViewfinderApp(App[None]):
 
     # -- the command line ------------------------------------------------------------
 
-    @on(Input.Submitted, "#command")
-    def _submitted(self, event: Input.Submitted) -> None:
+    @on(CommandInput.Submitted, "#command")
+    def _submitted(self, event: CommandInput.Submitted) -> None:
         event.input.value = ""
+        try:
+            self.history.add(event.value)
+        except HistoryFileError as exc:
+            self.say(str(exc), "yellow")
         if event.value.strip():
             self.run_command(event.value)
+
+    @on(CommandInput.CompletionCandidates)
+    def _completion_candidates(self, event: CommandInput.CompletionCandidates) -> None:
+        self.say("  ".join(event.candidates), "dim")
+
+    def _argument_words(self, command: str) -> list[str]:
+        """What Tab offers for the argument of ``command``."""
+        if command in RUNNING_PROCESS_ARGUMENT:
+            return [info.id for info in self.processes.list_processes() if info.running]
+        if command in PROCESS_ARGUMENT:
+            return [info.id for info in self.processes.list_processes()]
+        if command == "shot":
+            return [source for source in SHOT_SOURCES if source != "auto"]
+        return []
 
     def run_command(self, line: str) -> None:
         """Run one ``!`` command line as if typed; errors go to the console."""
@@ -184,7 +234,9 @@ class ViewfinderApp(App[None]):
         elif name == "ps":
             self._list_processes()
         elif name == "logs":
-            self.show_logs(self._process_id(command))
+            process_id, search = parse_logs_argument(command.argument)
+            self.processes.get(process_id)  # raises UnknownProcessError with the known ids
+            self.show_logs(process_id, search)
         elif name == "run":
             self._spawn(command.words())
         elif name == "kill":
@@ -232,11 +284,22 @@ class ViewfinderApp(App[None]):
             time = format_duration(info.running_time(now))
             self.say(f"{info.id:<6}{info.pid:<8}{time:<8}{info.status:<10}{info.command_line}")
 
-    def show_logs(self, process_id: str) -> None:
-        """Show the output of ``process_id`` in the log view and follow it."""
+    def show_logs(self, process_id: str, search: LogSearch | None = None) -> None:
+        """Show the output of ``process_id`` in the log view and follow it.
+
+        With ``search``, only the lines that match (of all the process keeps), and the
+        console says how many did.
+        """
         info = self.processes.get(process_id)
-        lines = [line.text for line in self.processes.logs(process_id, self.settings.log_lines)]
-        self.log_view.show(process_id, f"log: {process_id} · {info.command_line}", lines)
+        limit = self.settings.log_lines if search is None else None
+        lines = [line.text for line in self.processes.logs(process_id, limit)]
+        log = self.log_view
+        log.show(process_id, f"log: {process_id} · {info.command_line}", lines, search)
+        if search is not None:
+            self.say(
+                f"{log.matched_lines} of {log.searched_lines} lines of {process_id} "
+                f"match {search}; !logs {process_id} shows them all"
+            )
         self._refresh_table(force=True)
         self.table.highlight(PROCESS_KEY_PREFIX + process_id)
 
@@ -295,9 +358,20 @@ class ViewfinderApp(App[None]):
         self.run_command(line)
 
     def action_prompt_run(self) -> None:
-        command = self.query_one("#command", Input)
-        command.value = "!run "
-        command.cursor_position = len(command.value)
+        self._prompt("!run ")
+
+    def action_prompt_search(self) -> None:
+        process_id = self.log_view.process_id
+        if process_id is None:
+            self.say("no log to search yet: start a process with !run COMMAND", "yellow")
+            return
+        self._prompt(f"!logs {process_id} /")
+
+    def _prompt(self, text: str) -> None:
+        command = self.command_input
+        command.history.reset_walk()
+        command.value = text
+        command.cursor_position = len(text)
         command.focus()
 
     def _highlighted_process(self) -> str | None:
@@ -342,6 +416,7 @@ def create_app(
     capture: CaptureBackend | ShotTaker | None = None,
     settings: TuiSettings | None = None,
     clock: Clock = utc_now,
+    history: CommandHistory | None = None,
 ) -> ViewfinderApp:
     """Build the app from its dependencies.
 
@@ -349,7 +424,9 @@ def create_app(
     else its browser page). Without one, pass ``processes`` (a new manager otherwise)
     and, for ``!shot``, ``capture``: a capture backend or an async ``take(source)``.
     ``settings`` default to the environment's ``[tui]`` settings; ``clock`` gives "now"
-    for running times and shot names (fix it for stable snapshots).
+    for running times and shot names (fix it for stable snapshots). ``history`` is the
+    command history (``CommandHistory.load(path)`` keeps it in a file); by default it
+    lives in memory only.
     """
     if environment is not None:
         processes = processes or environment.processes
@@ -369,7 +446,12 @@ def create_app(
     else:
         shot_taker = None
     return ViewfinderApp(
-        processes, environment=environment, shot_taker=shot_taker, settings=settings, clock=clock
+        processes,
+        environment=environment,
+        shot_taker=shot_taker,
+        settings=settings,
+        clock=clock,
+        history=history,
     )
 
 
@@ -382,11 +464,15 @@ async def run_tui(
 ) -> None:
     """Start the environment ``config`` describes, run the app in it, clean up after.
 
-    What ``viewfinder tui`` runs. ``headless``, ``auto_pilot`` and ``size`` are
-    Textual's, for driving the whole thing from a test or a script.
+    What ``viewfinder tui`` runs, with the command history kept in
+    :func:`~viewfinder.tui.config.default_history_path`. ``headless``, ``auto_pilot``
+    and ``size`` are Textual's, for driving the whole thing from a test or a script.
     """
+    history = await asyncio.to_thread(
+        CommandHistory.load, default_history_path(), max_entries=config.tui.history_size
+    )
     async with ViewfinderEnvironment(config) as environment:
-        app = create_app(environment=environment)
+        app = create_app(environment=environment, history=history)
         loop = asyncio.get_running_loop()
         # SIGTERM and SIGHUP (the terminal closed) quit as Ctrl+Q does: every process is
         # stopped and the environment cleaned up, not left behind.

@@ -1,4 +1,8 @@
-"""The ``!`` commands typed into the TUI: their names, help and parsing."""
+"""The ``!`` commands typed into the TUI: their names, help and parsing.
+
+Tab completion of these names and of their arguments is in
+:mod:`viewfinder.tui.completion`.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import shlex
 from dataclasses import dataclass
 
 from viewfinder.tui.errors import TuiCommandError, UnknownCommandError
+from viewfinder.tui.log_search import LogSearch
 
 
 @dataclass(frozen=True)
@@ -24,7 +29,9 @@ COMMANDS: dict[str, CommandSpec] = {
     spec.name: spec
     for spec in (
         CommandSpec("ps", "!ps", "list the processes", "f2"),
-        CommandSpec("logs", "!logs ID", "show the output of process ID in the log", "f3", True),
+        CommandSpec(
+            "logs", "!logs ID [/TEXT]", "show the output of process ID in the log", "f3", True
+        ),
         CommandSpec("run", "!run COMMAND [ARGS...]", "start a process", "f5", True),
         CommandSpec("kill", "!kill ID", "kill process ID and its children", "f8", True),
         CommandSpec("kill-all", "!kill-all", "kill every process", "f9"),
@@ -82,3 +89,38 @@ def help_rows() -> list[tuple[str, str, str]]:
     rows = [(spec.usage, spec.key.upper(), spec.summary) for spec in COMMANDS.values()]
     rows.append(("", "^Q", "quit (kills every process)"))
     return rows
+
+
+def parse_logs_argument(argument: str) -> tuple[str, LogSearch | None]:
+    """Split the argument of ``!logs`` into the process id and the search, if any.
+
+    ``ID``, ``ID /TEXT`` or ``ID --grep TEXT``, with ``--case`` before the search to
+    match the case exactly. TEXT is the rest of the line as typed (one pair of quotes
+    around it is removed). :class:`TuiCommandError` says what else it takes.
+    """
+    process_id, _, rest = argument.strip().partition(" ")
+    rest = rest.lstrip()
+    case_sensitive = _takes_option(rest, "--case")
+    if case_sensitive:
+        rest = rest.removeprefix("--case").lstrip()
+    if rest.startswith("/"):
+        text = rest[1:]
+    elif _takes_option(rest, "--grep"):
+        text = rest.removeprefix("--grep").strip()
+    elif rest:
+        raise TuiCommandError(
+            f"!logs takes ID, then /TEXT or --grep TEXT for only the lines with TEXT, not {rest!r}"
+        )
+    else:
+        if case_sensitive:
+            raise TuiCommandError("--case goes with a search: !logs ID --case /TEXT")
+        return process_id, None
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        text = text[1:-1]
+    if not text:
+        raise TuiCommandError("nothing to look for: !logs ID /TEXT shows the lines with TEXT")
+    return process_id, LogSearch(text, case_sensitive=case_sensitive)
+
+
+def _takes_option(rest: str, option: str) -> bool:
+    return rest == option or rest.startswith(option + " ")

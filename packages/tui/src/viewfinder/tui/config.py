@@ -19,6 +19,10 @@
     shots_dir = "viewfinder-shots"
     columns = ["id", "command", "pid", "time", "status", "output"]
     cursor_blink = true
+    history_size = 1000        # commands kept in the history file; 0 keeps none
+
+The command history lives beside this file, in ``~/.config/viewfinder/history``
+(:func:`default_history_path`; see :mod:`viewfinder.tui.history`).
 
 Every key is optional. A missing default file means the defaults; a missing file given
 with ``--config``, a file that is not TOML, an unknown key or a bad value is a
@@ -113,6 +117,9 @@ class TuiSettings(_Section):
         default=ALL_COLUMNS, min_length=1, description="Columns of the process table."
     )
     cursor_blink: bool = Field(default=True, description="Blink the command line's cursor.")
+    history_size: int = Field(
+        default=1000, ge=0, description="Commands the history file keeps; 0 keeps none."
+    )
 
 
 class ViewfinderConfig(_Section):
@@ -134,10 +141,20 @@ def parse_size(text: str) -> tuple[int, int]:
     return width, height
 
 
-def default_config_path() -> Path:
-    """``$XDG_CONFIG_HOME/viewfinder/config.toml``, by default under ``~/.config``."""
+def default_config_dir() -> Path:
+    """``$XDG_CONFIG_HOME/viewfinder``, by default ``~/.config/viewfinder``."""
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "viewfinder" / "config.toml"
+    return Path(base) / "viewfinder"
+
+
+def default_config_path() -> Path:
+    """``config.toml`` in :func:`default_config_dir`."""
+    return default_config_dir() / "config.toml"
+
+
+def default_history_path() -> Path:
+    """``history`` in :func:`default_config_dir`: the commands typed in the TUI."""
+    return default_config_dir() / "history"
 
 
 def load_config(path: str | os.PathLike[str] | None = None) -> ViewfinderConfig:

@@ -82,3 +82,14 @@ class UnknownCommandError(TuiCommandError):
 
 class NothingToCaptureError(ViewfinderError):
     """``!shot`` was asked for but there is no display, browser or capture backend."""
+
+
+class HistoryFileError(ViewfinderError):
+    """The command history file cannot be written; the history goes on in memory."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        super().__init__(
+            f"cannot save the command history to {path} ({reason}); "
+            "commands of this session are kept in memory only"
+        )

@@ -6,6 +6,8 @@ wait for conditions with a deadline, read what the console and the log show::
     async with build_app(processes, tmp_path).run_test(size=SIZE) as pilot:
         await type_command(pilot, "!run echo hi")
         await until(pilot, lambda: "hi" in log_lines(pilot.app), "the output")
+
+``build_app`` keeps the command history in memory unless given ``history=``.
 """
 
 from __future__ import annotations
@@ -62,6 +64,17 @@ async def until(pilot: Pilot[Any], predicate: Callable[[], object], what: str) -
             raise AssertionError(f"timed out after {DEADLINE:g}s waiting for {what}")
         await pilot.pause(0.02)
         waited += 0.02
+
+
+async def type_keys(pilot: Pilot[Any], text: str) -> None:
+    """Type ``text`` into the command line key by key, without pressing enter."""
+    pilot.app.query_one("#command", Input).focus()
+    await pilot.press(*text)
+
+
+def command_value(app: ViewfinderApp) -> str:
+    """What the command line holds."""
+    return app.command_input.value
 
 
 async def type_command(pilot: Pilot[Any], line: str) -> None:
