@@ -4,6 +4,11 @@ Both speak OpenEnv's WebSocket protocol (one session per connection), so they al
 drive OpenEnv's own coding env server: an action is sent with only the fields that
 differ from their defaults, which for plain code is OpenEnv's ``{"code": ...}``.
 
+One client object may be used from several threads (``CodingEnv``) or tasks
+(``AsyncCodingEnv``, ``asyncio.gather``) at once: its calls take turns on the session,
+each getting its own reply. :meth:`CodingEnv.cancel` stops a running step from
+another thread or task.
+
 >>> with CodingEnv.local() as env:                      # doctest: +SKIP
 ...     env.reset()
 ...     result = env.step(CodeAction(code="print(1 + 1)"))
@@ -16,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import threading
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection
@@ -124,6 +130,12 @@ class CodingEnv(_EnvClient):
 
     _ws: SyncConnection | None = None
 
+    def __init__(self, base_url: str, **options: Any) -> None:
+        super().__init__(base_url, **options)
+        # one request and its reply at a time: replies carry no id to match them by
+        self._turn = threading.Lock()
+        self._connecting = threading.Lock()
+
     @classmethod
     def local(cls, settings: ServerSettings | None = None, **options: Any) -> CodingEnv:
         """Start a server on 127.0.0.1 (a free port) for this client; :meth:`close` stops it."""
@@ -143,6 +155,11 @@ class CodingEnv(_EnvClient):
 
     def connect(self) -> CodingEnv:
         """Open the session (done by the first call when not done before)."""
+        with self._connecting:
+            self._open()
+        return self
+
+    def _open(self) -> None:
         if self._ws is None:
             try:
                 connection = connect_sync(
@@ -155,17 +172,26 @@ class CodingEnv(_EnvClient):
                 self._ws = connection.__enter__()
             except (OSError, WebSocketException) as exc:
                 raise _closed_error(exc, self.url) from exc
-        return self
 
     def _call(self, message: str, expected: str) -> dict[str, Any]:
-        ws = self.connect()._ws
-        assert ws is not None
-        try:
-            ws.send(message)
-            raw = ws.recv(timeout=self._message_timeout)
-        except (OSError, TimeoutError, WebSocketException) as exc:
-            raise _closed_error(exc, self.url) from exc
-        return _reply(raw, expected)
+        with self._turn:
+            ws = self.connect()._ws
+            if ws is None:
+                raise ServerConnectionError(f"the session at {self.url} was closed")
+            try:
+                ws.send(message)
+                raw = ws.recv(timeout=self._message_timeout)
+            except (OSError, TimeoutError, WebSocketException) as exc:
+                raise _closed_error(exc, self.url) from exc
+            return _reply(raw, expected)
+
+    def cancel(self) -> None:
+        """Stop the step running on this session (from another thread): it returns with
+        exit code 130 and ``metadata["cancelled"]``. Nothing happens when none runs."""
+        ws = self._ws
+        if ws is not None:
+            with contextlib.suppress(OSError, WebSocketException):
+                ws.send(json.dumps({"type": "cancel"}))
 
     def reset(
         self, seed: int | None = None, episode_id: str | None = None
@@ -206,6 +232,11 @@ class AsyncCodingEnv(_EnvClient):
 
     _ws: ClientConnection | None = None
 
+    def __init__(self, base_url: str, **options: Any) -> None:
+        super().__init__(base_url, **options)
+        self._turn: asyncio.Lock | None = None
+        self._connecting: asyncio.Lock | None = None
+
     @classmethod
     async def local(cls, settings: ServerSettings | None = None, **options: Any) -> AsyncCodingEnv:
         """Start a server on 127.0.0.1 for this client; :meth:`close` stops it."""
@@ -226,6 +257,14 @@ class AsyncCodingEnv(_EnvClient):
         return client
 
     async def connect(self) -> AsyncCodingEnv:
+        """Open the session (done by the first call when not done before)."""
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:
+            await self._open()
+        return self
+
+    async def _open(self) -> None:
         if self._ws is None:
             try:
                 self._ws = await connect_async(
@@ -236,17 +275,28 @@ class AsyncCodingEnv(_EnvClient):
                 )
             except (OSError, WebSocketException) as exc:
                 raise _closed_error(exc, self.url) from exc
-        return self
 
     async def _call(self, message: str, expected: str) -> dict[str, Any]:
-        ws = (await self.connect())._ws
-        assert ws is not None
-        try:
-            await ws.send(message)
-            raw = await asyncio.wait_for(ws.recv(), self._message_timeout)
-        except (OSError, TimeoutError, WebSocketException) as exc:
-            raise _closed_error(exc, self.url) from exc
-        return _reply(raw, expected)
+        if self._turn is None:
+            self._turn = asyncio.Lock()
+        async with self._turn:
+            ws = (await self.connect())._ws
+            if ws is None:
+                raise ServerConnectionError(f"the session at {self.url} was closed")
+            try:
+                await ws.send(message)
+                raw = await asyncio.wait_for(ws.recv(), self._message_timeout)
+            except (OSError, TimeoutError, WebSocketException) as exc:
+                raise _closed_error(exc, self.url) from exc
+            return _reply(raw, expected)
+
+    async def cancel(self) -> None:
+        """Stop the step running on this session (from another task): it returns with
+        exit code 130 and ``metadata["cancelled"]``. Nothing happens when none runs."""
+        ws = self._ws
+        if ws is not None:
+            with contextlib.suppress(OSError, WebSocketException):
+                await ws.send(json.dumps({"type": "cancel"}))
 
     async def reset(
         self, seed: int | None = None, episode_id: str | None = None

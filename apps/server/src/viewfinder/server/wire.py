@@ -4,7 +4,9 @@ HTTP: ``POST /reset`` takes ``{"seed"?, "episode_id"?}``; ``POST /step`` takes
 ``{"action": {...}, "timeout_s"?, "request_id"?}``; both answer
 ``{"observation": {...}, "reward": ..., "done": ...}``. WebSocket ``/ws``: the client
 sends ``{"type": "reset", "data": {...}}``, ``{"type": "step", "data": ACTION}``,
-``{"type": "state"}`` or ``{"type": "close"}``; the server answers
+``{"type": "state"}`` or ``{"type": "close"}``, and ``{"type": "cancel"}`` (ours: it
+stops the running step, whose observation then comes back with exit code 130 and
+``metadata["cancelled"]``; the cancel itself gets no answer); the server answers
 ``{"type": "observation", "data": {...}}``, ``{"type": "state", "data": {...}}`` or
 ``{"type": "error", "data": {"message": ..., "code": ..., "errors"?: [...]}}``.
 
@@ -77,11 +79,18 @@ class CloseMessage(BaseModel):
     type: Literal["close"]
 
 
+class CancelMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["cancel"]
+
+
 MESSAGES: dict[str, type[BaseModel]] = {
     "reset": ResetMessage,
     "step": StepMessage,
     "state": StateMessage,
     "close": CloseMessage,
+    "cancel": CancelMessage,
 }
 
 

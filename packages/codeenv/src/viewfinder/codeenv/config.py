@@ -9,6 +9,8 @@ MiB = 1024 * 1024
 
 #: Exit code of a step killed at its timeout (the one ``timeout(1)`` uses).
 EXIT_TIMEOUT = 124
+#: Exit code of a step cancelled by its client (a shell's for an interrupted command).
+EXIT_CANCELLED = 130
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,10 @@ class CodeEnvConfig:
       left out with a note in the text.
     - ``file_size_mb``: the largest file the code may write.
     - ``max_captures``: ``capture_screenshot()`` calls per step.
+    - ``observation_bytes``: the most an observation's captures, stdout and stderr may
+      take as JSON; past it the oldest captures are left out, with a note in its
+      metadata. The default stays well under the 100 MB a message may have for
+      OpenEnv's client.
     - ``sandbox_user``: run each worker under a user id of its own; ``"auto"`` does when
       the environment runs as root (the only case where it can).
     - ``width`` / ``height``: the display's size, when the environment starts its own.
@@ -41,6 +47,7 @@ class CodeEnvConfig:
     output_limit_bytes: int = 1 * MiB
     file_size_mb: int = 256
     max_captures: int = 64
+    observation_bytes: int = 64 * MiB
     open_files: int = 1024
     sandbox_user: bool | Literal["auto"] = "auto"
     width: int = 1280
@@ -58,6 +65,7 @@ class CodeEnvConfig:
             "output_limit_bytes": self.output_limit_bytes >= 1024,
             "file_size_mb": self.file_size_mb >= 1,
             "max_captures": self.max_captures >= 1,
+            "observation_bytes": self.observation_bytes >= MiB,
             "open_files": self.open_files >= 64,
             "width": self.width > 0,
             "height": self.height > 0,
@@ -69,7 +77,8 @@ class CodeEnvConfig:
             raise ValueError(
                 f"invalid code env settings: {values} (timeouts must be positive, "
                 "max_timeout_s at least timeout_s, "
-                "memory_mb >= 64, max_processes >= 4, output_limit_bytes >= 1024)"
+                "memory_mb >= 64, max_processes >= 4, output_limit_bytes >= 1024, "
+                "observation_bytes >= 1 MiB)"
             )
 
     def with_changes(self, **changes: Any) -> CodeEnvConfig:

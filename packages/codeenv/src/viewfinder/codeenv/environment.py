@@ -73,6 +73,8 @@ class CodeEnvironment:
         self._state = CodeState()
         self._closed = False
         self._pending_loss: str | None = None
+        #: The worker running a step right now (set while :meth:`step` waits for it).
+        self._stepping: WorkerProcess | None = None
         shared_font_cache()  # starts building matplotlib's font list for the workers
 
     # -- facts ----------------------------------------------------------------------------
@@ -140,9 +142,13 @@ class CodeEnvironment:
             step = self._state.step_count + 1
             asked = action.timeout_s or timeout_s or self.config.timeout_s
             limit = min(asked, self.config.max_timeout_s)
-            run = self._worker.run(
-                action.code, step, limit, capture_after=action.capture_screenshot
-            )
+            self._stepping = self._worker
+            try:
+                run = self._worker.run(
+                    action.code, step, limit, capture_after=action.capture_screenshot
+                )
+            finally:
+                self._stepping = None
             self._state.step_count = step
             self._state.last_exit_code = run.exit_code
             if run.worker_lost is not None:
@@ -154,6 +160,17 @@ class CodeEnvironment:
                     f"{limit:g} s (max_timeout_s), so it ran with {limit:g} s"
                 )
             return observation
+
+    def cancel(self, reason: str = "cancelled by the client") -> bool:
+        """Stop the running step, from any thread: its processes are killed and
+        :meth:`step` returns at once, with exit code 130 and ``reason`` in the
+        observation's ``metadata["cancelled"]``. The next step runs in a fresh worker
+        (files in the home are kept). True when a step was running."""
+        worker = self._stepping
+        if worker is None:
+            return False
+        worker.cancel(reason)
+        return True
 
     def close(self) -> None:
         """Stop the worker (interrupting a running step) and give the display back."""
@@ -224,6 +241,34 @@ class CodeEnvironment:
             },
         )
 
+    def _within_budget(self, run: StepRun, stderr: str, metadata: dict[str, Any]) -> list[str]:
+        """The step's captures as base64, the newest that fit in ``observation_bytes``
+        with the text; what was left out is said in ``metadata["screenshots_dropped"]``."""
+        # JSON of text costs at most 6 bytes a character (\u escapes); base64 1 a byte
+        room = self.config.observation_bytes - 6 * (len(run.stdout.text) + len(stderr)) - 65536
+        kept: list[str] = []
+        dropped: list[int] = []
+        for index in range(len(run.captures) - 1, -1, -1):
+            size = (len(run.captures[index].screenshot.data) + 2) // 3 * 4
+            if size <= room:
+                kept.append(run.captures[index].screenshot.b64())
+                room -= size + 4
+            else:
+                room = -1  # the older ones go too: what is kept is the newest, in order
+                dropped.append(index)
+        if dropped:
+            metadata["screenshots_dropped"] = {
+                "count": len(dropped),
+                "indices": sorted(dropped),
+                "kept": len(kept),
+                "limit_bytes": self.config.observation_bytes,
+                "reason": "the captures would not fit in the observation's byte budget; "
+                "the newest were kept (capture fewer, smaller windows, or call "
+                "capture_screenshot(region=...))",
+            }
+        kept.reverse()
+        return kept
+
     def _base_metadata(self) -> dict[str, Any]:
         worker = self._worker
         return {
@@ -245,6 +290,8 @@ class CodeEnvironment:
                 f"this step ran in a fresh worker: {restarted}, so globals, imports and "
                 "windows of earlier steps are gone (files in the home are kept)"
             )
+        if run.cancelled is not None:
+            metadata["cancelled"] = run.cancelled
         if run.worker_lost is not None:
             metadata["worker_lost"] = run.worker_lost
             stderr += (
@@ -262,7 +309,7 @@ class CodeEnvironment:
             metadata["deprecation"] = LEGACY_CAPTURE_NOTE
             if run.legacy_error:
                 metadata["after_execution_capture_error"] = run.legacy_error
-        screenshots = [capture.screenshot.b64() for capture in run.captures]
+        screenshots = self._within_budget(run, stderr, metadata)
         return CodeObservation(
             stdout=run.stdout.text,
             stderr=stderr,

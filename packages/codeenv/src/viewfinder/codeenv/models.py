@@ -92,8 +92,12 @@ def observation_payload(observation: CodeObservation) -> dict[str, Any]:
 
     The layout of OpenEnv's ``serialize_observation``, except that ``metadata`` stays in
     the observation when it has anything (OpenEnv drops it; its clients accept it).
+    The last capture is sent once: ``screenshot`` is left out when it is the last of
+    ``screenshots`` (:func:`observation_from_payload` puts it back).
     """
     body = observation.model_dump(exclude={"reward", "done"})
+    if body["screenshots"] and body["screenshot"] == body["screenshots"][-1]:
+        body["screenshot"] = None
     for name in ADDED_OBSERVATION_FIELDS:
         if not body[name]:
             del body[name]
@@ -105,4 +109,6 @@ def observation_payload(observation: CodeObservation) -> dict[str, Any]:
 def observation_from_payload(payload: dict[str, Any]) -> CodeObservation:
     """Read a wire-form observation back (the inverse of :func:`observation_payload`)."""
     body = dict(payload.get("observation", {}))
+    if body.get("screenshot") is None and body.get("screenshots"):
+        body["screenshot"] = body["screenshots"][-1]
     return CodeObservation(**body, reward=payload.get("reward"), done=bool(payload.get("done")))

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from viewfinder.codeenv import process_tree, shared_tmp
-from viewfinder.codeenv.config import EXIT_TIMEOUT, CodeEnvConfig, MiB
+from viewfinder.codeenv.config import EXIT_CANCELLED, EXIT_TIMEOUT, CodeEnvConfig, MiB
 from viewfinder.codeenv.errors import WorkerStartError
 from viewfinder.codeenv.font_cache import shared_font_cache
 from viewfinder.codeenv.output import OutputStream, StreamText
@@ -70,6 +70,8 @@ class StepRun:
     #: Why the worker ended during this step (timeout, crash); None when it lives on.
     worker_lost: str | None = None
     timed_out: bool = False
+    #: Why the step was cancelled (:meth:`WorkerProcess.cancel`), or None.
+    cancelled: str | None = None
     legacy_error: str | None = None
 
 
@@ -117,6 +119,7 @@ class WorkerProcess:
         self._err = OutputStream("stderr", config.output_limit_bytes)
         self._token = secrets.token_hex(8)
         self._lost: str | None = None
+        self._cancelled: str | None = None
         try:
             self._start(users)
         except BaseException:
@@ -339,7 +342,11 @@ class WorkerProcess:
                     if not data:
                         result_open = False
                         if done is None:
-                            lost = self._exit_description()
+                            lost = (
+                                f"the step was cancelled ({self._cancelled})"
+                                if self._cancelled is not None
+                                else self._exit_description()
+                            )
                         continue
                     for frame in self._decoder.feed(data):
                         if frame.kind == "capture":
@@ -353,7 +360,12 @@ class WorkerProcess:
             self._kill()
             self._drain()
             self._release()  # nothing of a lost worker outlives its step
-            exit_code = EXIT_TIMEOUT if timed_out else self._exit_code()
+            if timed_out:
+                exit_code = EXIT_TIMEOUT
+            elif self._cancelled is not None:
+                exit_code = EXIT_CANCELLED
+            else:
+                exit_code = self._exit_code()
         else:
             assert done is not None
             exit_code = int(done["exit_code"])
@@ -365,6 +377,7 @@ class WorkerProcess:
             duration_s=time.monotonic() - started,
             worker_lost=lost,
             timed_out=timed_out,
+            cancelled=self._cancelled if lost is not None else None,
             legacy_error=(done or {}).get("legacy_error"),
         )
 
@@ -454,6 +467,12 @@ class WorkerProcess:
                 self._read_stream(fd)
 
     # -- stopping -------------------------------------------------------------------------
+
+    def cancel(self, reason: str) -> None:
+        """Stop the running step now, from another thread: its processes are killed and
+        it returns with exit code 130 and ``cancelled`` set to ``reason``."""
+        self._cancelled = reason
+        self.interrupt()
 
     def interrupt(self) -> None:
         """Kill the worker's processes now; safe from another thread while a step runs.

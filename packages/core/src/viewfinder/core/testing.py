@@ -179,3 +179,24 @@ def processes_marked(variable: str, value: str, programs: Collection[str]) -> di
         if state != "Z" and needle in environ:
             found[int(entry.name)] = argv0.decode()
     return found
+
+
+def processes_with_argument(argument: str) -> set[int]:
+    """Live (not zombie) processes with ``argument`` as one of their arguments, whoever
+    their parent (a daemon that detached, a grandchild). Reads ``/proc``, Linux only.
+
+    Start what a test must find with an argument no one else uses (``sleep 1007.25``).
+    """
+    wanted = argument.encode()
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            arguments = (entry / "cmdline").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0]
+        except OSError:  # the process ended while we looked
+            continue
+        if wanted in arguments and state != "Z":
+            found.add(int(entry.name))
+    return found

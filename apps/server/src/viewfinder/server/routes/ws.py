@@ -1,19 +1,30 @@
-"""``/ws``: one session per WebSocket, OpenEnv's ``reset`` / ``step`` / ``state`` / ``close``."""
+"""``/ws``: one session per WebSocket, OpenEnv's ``reset`` / ``step`` / ``state`` / ``close``.
+
+The socket is read all the time, also while a step runs, so that what the client does
+meanwhile takes effect at once: leaving (the connection drops) cancels the running step
+and closes the session; ``cancel`` stops the step; ``reset`` stops it and starts the new
+episode. Other requests are answered in the order they came. Observations are turned
+into JSON on a worker thread, never on the event loop, so a step returning megabytes
+of captures does not hold up the other sessions.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from pydantic import BaseModel
 
 from viewfinder.codeenv import observation_payload
 from viewfinder.server import wire
 from viewfinder.server.deps import Registry
 from viewfinder.server.errors import CapacityReachedError
-from viewfinder.server.sessions import Session
+from viewfinder.server.sessions import Session, SessionRegistry
 
 router = APIRouter()
 log = logging.getLogger(__name__)
@@ -38,36 +49,93 @@ async def session_socket(websocket: WebSocket, registry: Registry) -> None:
         await websocket.close(code=SERVER_CLOSED, reason=reason[:120])
 
     session.on_server_close = server_closed
+    requests: asyncio.Queue[BaseModel | dict[str, Any]] = asyncio.Queue()
+    answering = asyncio.create_task(_answer_in_order(websocket, registry, session, requests))
     try:
         while True:
-            frame = await websocket.receive()
+            receiving = asyncio.ensure_future(websocket.receive())
+            done, _ = await asyncio.wait(
+                {receiving, answering}, return_when=asyncio.FIRST_COMPLETED
+            )
+            if receiving not in done:  # the answering side failed: the socket is gone
+                receiving.cancel()
+                break
+            frame = receiving.result()
             if frame["type"] == "websocket.disconnect":
-                raise WebSocketDisconnect(frame.get("code", 1000), frame.get("reason"))
+                break
             session.touch()
-            raw = frame.get("text")
-            if raw is None:  # a binary frame: say so, and go on
-                message: Any = wire.error_message(
-                    wire.INVALID_JSON, "binary frames are not messages; send JSON as text frames"
-                )
-            else:
-                message = wire.parse_message(raw)
+            message = _read(frame)
             if isinstance(message, wire.CloseMessage):
                 break
-            reply = (
-                message if isinstance(message, dict) else await _answer(registry, session, message)
-            )
-            await websocket.send_json(reply)
-    except WebSocketDisconnect:
-        pass
-    except RuntimeError:
-        # Sending on a socket the server closed meanwhile (the session was reaped).
-        if registry.get(session.id) is not None:
-            raise
+            if isinstance(message, wire.CancelMessage | wire.ResetMessage):
+                # a reset ends the running episode: its step first
+                session.env.cancel(
+                    "cancelled by the client"
+                    if isinstance(message, wire.CancelMessage)
+                    else "cancelled by a reset"
+                )
+                if isinstance(message, wire.CancelMessage):
+                    continue
+            requests.put_nowait(message)
+    except (WebSocketDisconnect, RuntimeError):
+        pass  # the client left, or the server closed the socket (the session was reaped)
     finally:
         session.on_server_close = None
+        session.env.cancel("the client disconnected")  # a running step ends at once
+        answering.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await answering
         await registry.close(session)
         with contextlib.suppress(RuntimeError, WebSocketDisconnect):  # the client left first
             await websocket.close()
+
+
+def _read(frame: Mapping[str, Any]) -> BaseModel | dict[str, Any]:
+    raw = frame.get("text")
+    if raw is None:  # a binary frame: say so, and go on
+        return wire.error_message(
+            wire.INVALID_JSON, "binary frames are not messages; send JSON as text frames"
+        )
+    return wire.parse_message(raw)
+
+
+async def _answer_in_order(
+    websocket: WebSocket,
+    registry: SessionRegistry,
+    session: Session,
+    requests: asyncio.Queue[BaseModel | dict[str, Any]],
+) -> None:
+    """Answer the requests one after the other, each reply sent as JSON text."""
+    while True:
+        message = await requests.get()
+        if isinstance(message, dict):  # an error to answer with
+            text = json.dumps(message)
+        else:
+            text = await _answer(registry, session, message)
+        await websocket.send_text(text)
+        del text  # an observation can be large: let it go before waiting for the next
+
+
+async def _answer(registry: SessionRegistry, session: Session, message: BaseModel) -> str:
+    """The reply to ``message`` as JSON text, built off the event loop."""
+    env = session.env
+    try:
+        if isinstance(message, wire.ResetMessage):
+            data = message.data
+            return await registry.use(
+                session, lambda: _observation_text(env.reset(data.seed, data.episode_id))
+            )
+        if isinstance(message, wire.StepMessage):
+            action = message.data
+            return await registry.use(session, lambda: _observation_text(env.step(action)))
+        return json.dumps({"type": "state", "data": env.state.model_dump()})
+    except Exception as exc:  # the env itself failed (no display could start, ...)
+        log.exception("session %s: %s failed", session.id, type(message).__name__)
+        return json.dumps(wire.error_message(wire.EXECUTION_ERROR, f"{type(exc).__name__}: {exc}"))
+
+
+def _observation_text(observation: Any) -> str:
+    return json.dumps({"type": "observation", "data": observation_payload(observation)})
 
 
 async def _refuse(websocket: WebSocket, exc: CapacityReachedError) -> None:
@@ -88,20 +156,3 @@ async def _refuse(websocket: WebSocket, exc: CapacityReachedError) -> None:
                 await websocket.send_json(refusal)
     with contextlib.suppress(RuntimeError, WebSocketDisconnect):
         await websocket.close()
-
-
-async def _answer(registry: Registry, session: Session, message: Any) -> dict[str, Any]:
-    env = session.env
-    try:
-        if isinstance(message, wire.ResetMessage):
-            observation = await registry.use(
-                session, env.reset, message.data.seed, message.data.episode_id
-            )
-            return {"type": "observation", "data": observation_payload(observation)}
-        if isinstance(message, wire.StepMessage):
-            observation = await registry.use(session, env.step, message.data)
-            return {"type": "observation", "data": observation_payload(observation)}
-        return {"type": "state", "data": env.state.model_dump()}
-    except Exception as exc:  # the env itself failed (no display could start, ...)
-        log.exception("session %s: %s failed", session.id, type(message).__name__)
-        return wire.error_message(wire.EXECUTION_ERROR, f"{type(exc).__name__}: {exc}")
