@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from types import FrameType
+from typing import Any
 
+import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
@@ -24,6 +28,53 @@ from viewfinder.xvfb import DisplayPool
 
 log = logging.getLogger(__name__)
 
+#: Seconds uvicorn waits for open connections when it stops, after the running steps
+#: were cancelled: a stop takes a few seconds at most, whatever the clients do.
+GRACEFUL_SHUTDOWN_S = 2.0
+#: What a step cancelled by the server's stop says.
+SHUTTING_DOWN = "the server is shutting down"
+
+
+def uvicorn_server(app: FastAPI, **config: Any) -> uvicorn.Server:
+    """A uvicorn server for ``app`` that, when told to stop (SIGTERM, SIGINT,
+    ``should_exit``), first cancels every running step, so no connection keeps it
+    waiting; ``config`` goes to ``uvicorn.Config``."""
+    config.setdefault("ws", "websockets-sansio")
+    config.setdefault("ws_max_size", 64 * 1024 * 1024)
+    config.setdefault("timeout_graceful_shutdown", GRACEFUL_SHUTDOWN_S)
+    return _Server(uvicorn.Config(app, **config))
+
+
+class _Server(uvicorn.Server):
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        cancel_steps(self.config.app)
+        super().handle_exit(sig, frame)
+
+
+def reap_leftovers() -> None:
+    """Remove what a server that died without stopping (SIGKILL) left: its displays and
+    their folders, the processes and files of its sessions' user ids (daemons, homes)."""
+    from viewfinder.codeenv.sandbox_users import shared_users
+    from viewfinder.xvfb.server import reap_abandoned
+
+    displays = reap_abandoned()
+    users = shared_users().reap_abandoned() if os.geteuid() == 0 else {}
+    if displays or users:
+        log.warning(
+            "removed what an earlier server left: %d display(s), %d session user id(s) "
+            "(%d process(es))",
+            len(displays),
+            len(users),
+            sum(users.values()),
+        )
+
+
+def cancel_steps(app: Any) -> None:
+    """Cancel the running steps of ``app``'s sessions (when it has started)."""
+    registry = getattr(getattr(app, "state", None), "registry", None)
+    if registry is not None:
+        registry.cancel_all(SHUTTING_DOWN)
+
 
 def create_app(settings: ServerSettings | None = None) -> FastAPI:
     """The server app. Its lifespan owns the display pool and the session registry
@@ -33,6 +84,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(reap_leftovers)
         pool = DisplayPool(
             size=settings.pool_size, width=settings.display_width, height=settings.display_height
         )
@@ -46,7 +98,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
             yield
         finally:
             await registry.stop_reaper()
-            await registry.close_all("the server is shutting down")
+            await registry.close_all(SHUTTING_DOWN)
             await asyncio.to_thread(pool.close)
 
     app = FastAPI(

@@ -12,7 +12,7 @@ import time
 
 import uvicorn
 
-from viewfinder.server.app import create_app
+from viewfinder.server.app import cancel_steps, create_app, uvicorn_server
 from viewfinder.server.errors import ServerError
 from viewfinder.server.settings import ServerSettings
 
@@ -40,16 +40,13 @@ class LocalServer:
 
     def start(self) -> LocalServer:
         """Start serving and return once the server accepts connections."""
-        config = uvicorn.Config(
+        server = uvicorn_server(
             self.app,
             host=self.settings.host,
             port=self.settings.port,
             log_level="warning",
-            ws="websockets-sansio",
-            ws_max_size=64 * 1024 * 1024,
             lifespan="on",
         )
-        server = uvicorn.Server(config)
         self._server = server
         self._thread = threading.Thread(
             target=lambda: asyncio.run(server.serve()), name="viewfinder-local-server", daemon=True
@@ -71,6 +68,7 @@ class LocalServer:
         """Stop serving: every session is closed and every display stopped (idempotent)."""
         server, thread = self._server, self._thread
         if server is not None:
+            cancel_steps(self.app)
             server.should_exit = True
         if thread is not None:
             thread.join(timeout)

@@ -46,11 +46,9 @@ def serve(
     ] = 300.0,
 ) -> None:
     """Serve code env sessions (HTTP and WebSocket, the OpenEnv wire protocol)."""
-    import uvicorn
-
     from viewfinder.codeenv import CodeEnvConfig
     from viewfinder.codeenv.exec_command import parse_size
-    from viewfinder.server.app import create_app
+    from viewfinder.server.app import create_app, uvicorn_server
 
     width, height = parse_size(size)
     settings = ServerSettings(
@@ -71,14 +69,7 @@ def serve(
     )
     where = f"http://{host}:{port}"
     typer.echo(f"serving code env sessions on {where} (ws: {where}/ws)", err=True)
-    uvicorn.run(
-        create_app(settings),
-        host=host,
-        port=port,
-        ws="websockets-sansio",
-        ws_max_size=64 * 1024 * 1024,
-        log_level="info",
-    )
+    uvicorn_server(create_app(settings), host=host, port=port, log_level="info").run()
 
 
 def register(app: Any) -> None:

@@ -115,6 +115,11 @@ class SessionRegistry:
         finally:
             await self.close(session)
 
+    def cancel_all(self, reason: str) -> int:
+        """Cancel every running step now (safe from a signal handler or any thread);
+        return how many were running."""
+        return sum(session.env.cancel(reason) for session in self.sessions())
+
     async def close_all(self, reason: str) -> None:
         for session in self.sessions():
             await self._close_by_server(session, reason)

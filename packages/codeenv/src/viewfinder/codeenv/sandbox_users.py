@@ -10,13 +10,14 @@ skipped. The ids need no entry in ``/etc/passwd``.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import tempfile
 import threading
 from pathlib import Path
 
-from viewfinder.codeenv import process_tree
+from viewfinder.codeenv import process_tree, shared_tmp
 from viewfinder.codeenv.errors import SandboxError
 
 #: The first user id handed to workers, and how many there are.
@@ -81,6 +82,43 @@ class SandboxUsers:
             f"all {self.count} sandbox user ids ({self.first}..{self.first + self.count - 1}) "
             "are in use; close sessions or configure a larger range"
         )
+
+    def reap_abandoned(self) -> dict[int, int]:
+        """Clean up after ids whose holder died (a SIGKILLed server): kill their
+        processes (daemons the code started with ``setsid``) and remove their files in
+        ``/tmp``, ``/dev/shm`` and ``/var/tmp`` (homes included). An id is abandoned when
+        it has processes or files but nobody holds its lease. Returns, per id cleaned,
+        how many processes were killed."""
+        ids = range(self.first, self.first + self.count)
+        candidates = {info.uid for info in process_tree.processes() if info.uid in ids}
+        for folder in shared_tmp.SHARED_FOLDERS:
+            with contextlib.suppress(OSError):
+                for entry in os.scandir(folder):
+                    with contextlib.suppress(OSError):
+                        owner = entry.stat(follow_symlinks=False).st_uid
+                        if owner in ids:
+                            candidates.add(owner)
+        if not candidates:
+            return {}
+        self.lock_dir.mkdir(mode=0o700, exist_ok=True)
+        cleaned = {}
+        with self._lock:
+            for uid in sorted(candidates):
+                fd = os.open(
+                    self.lock_dir / f"{uid}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600
+                )
+                try:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except BlockingIOError:
+                        continue  # a live worker holds it
+                    killed = len(process_tree.living(uid=uid))
+                    process_tree.kill_all(uid=uid)
+                    shared_tmp.remove_owned_by(uid)
+                    cleaned[uid] = killed
+                finally:
+                    os.close(fd)
+        return cleaned
 
 
 _shared: SandboxUsers | None = None

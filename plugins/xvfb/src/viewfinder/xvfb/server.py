@@ -16,6 +16,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -97,6 +98,8 @@ def launch(
                 stdout=log,
                 stderr=log,
                 start_new_session=detached,
+                # who it belongs to, for reap_abandoned() should this process be killed
+                env=os.environ if detached else {**os.environ, OWNER_ENV: _me()},
             )
     except BaseException:
         os.close(read_fd)
@@ -233,6 +236,90 @@ def _reap(pid: int, child: subprocess.Popen[bytes] | None) -> None:
         return
     with contextlib.suppress(ChildProcessError, OSError):
         os.waitpid(pid, os.WNOHANG)
+
+
+#: Set in the environment of every Xvfb that lives only as long as the process that
+#: started it: ``<pid>:<start time>`` of that process.
+OWNER_ENV = "VIEWFINDER_XVFB_OWNER"
+#: A framebuffer folder no process uses is left alone this long (it may be one that a
+#: display being started right now has just made).
+ABANDONED_AFTER_S = 60.0
+
+
+def _start_time(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def _me() -> str:
+    return f"{os.getpid()}:{_start_time(os.getpid())}"
+
+
+def _owner_alive(owner: str) -> bool:
+    pid, _, started = owner.partition(":")
+    return pid.isdigit() and pid_alive(int(pid)) and _start_time(int(pid)) == started
+
+
+def reap_abandoned() -> list[int]:
+    """Stop the Xvfb servers whose owner died without stopping them (a SIGKILLed
+    ``viewfinder serve``), and remove their sockets, lock files and framebuffer folders,
+    and framebuffer folders no process uses. Detached displays (``viewfinder display
+    --detach``) have no owner and are never touched. Returns the pids stopped."""
+    stopped = []
+    used: set[str] = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        pid = int(entry.name)
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        fbdir = _argument_after(argv, b"-fbdir")
+        owner = next(
+            (
+                item.split(b"=", 1)[1].decode()
+                for item in environ
+                if item.startswith(OWNER_ENV.encode() + b"=")
+            ),
+            None,
+        )
+        if owner is None or _owner_alive(owner) or not is_xvfb(pid):
+            if fbdir is not None:
+                used.add(fbdir)
+            continue
+        number = _display_of(pid)
+        terminate(pid, timeout=2.0)
+        if number is not None:
+            remove_display_files(number, pid)
+        if fbdir is not None and Path(fbdir).name.startswith("viewfinder-xvfb-"):
+            shutil.rmtree(fbdir, ignore_errors=True)
+        stopped.append(pid)
+    parent = default_fbdir_parent() or Path(tempfile.gettempdir())
+    for folder in parent.glob("viewfinder-xvfb-*"):
+        with contextlib.suppress(OSError):
+            if str(folder) not in used and time.time() - folder.stat().st_mtime > ABANDONED_AFTER_S:
+                shutil.rmtree(folder, ignore_errors=True)
+    return stopped
+
+
+def _argument_after(argv: list[bytes], flag: bytes) -> str | None:
+    for index, item in enumerate(argv[:-1]):
+        if item == flag:
+            return argv[index + 1].decode(errors="replace")
+    return None
+
+
+def _display_of(pid: int) -> int | None:
+    """The display number an Xvfb serves, from the lock file that names it."""
+    for lock in Path("/tmp").glob(".X*-lock"):
+        number = lock.name[2:-5]
+        if number.isdigit() and lock_owner(int(number)) == pid:
+            return int(number)
+    return None
 
 
 def lock_path(number: int) -> Path:
