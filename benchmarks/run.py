@@ -23,6 +23,7 @@ BENCHMARKS = [
     "capture",
     "startup",
     "codeenv",
+    "codeenv_load",
     "recorder",
     "cache",
     "browser",

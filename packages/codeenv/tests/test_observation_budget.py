@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 from PIL import Image
 
-from viewfinder.codeenv import CodeAction, CodeEnvironment, observation_payload
+from viewfinder.codeenv import CodeAction, CodeEnvironment, CodeObservation, observation_payload
 from viewfinder.codeenv.config import MiB
-from viewfinder.codeenv.models import observation_from_payload
+from viewfinder.codeenv.models import observation_from_payload, observation_json
 
 # Six captures of 320x240 noise (about 300 kB of base64 each) with a block whose red
 # level is the capture's number: more than fit in 1 MiB.
@@ -44,7 +45,7 @@ def test_the_newest_captures_are_kept_within_the_budget(
     kept = observation.screenshots
     assert 1 <= len(kept) < 6 and dropped["kept"] == len(kept)
     assert dropped["count"] + len(kept) == 6
-    assert dropped["indices"] == list(range(dropped["count"]))  # the oldest went
+    assert dropped["capture_indices"] == list(range(1, dropped["count"] + 1))  # the oldest
     assert dropped["limit_bytes"] == 1 * MiB
     reds = [png(shot).getpixel((160, 275))[0] for shot in kept]
     assert reds == [40 * number + 20 for number in range(6 - len(kept), 6)]
@@ -61,3 +62,18 @@ def test_within_the_budget_nothing_is_dropped(make_env: Callable[..., CodeEnviro
     observation = env.step(CodeAction(code=NOISY_CAPTURES, timeout_s=60))
     assert len(observation.screenshots) == 6
     assert "screenshots_dropped" not in observation.metadata
+
+
+def test_observation_json_is_the_json_of_the_payload(
+    make_env: Callable[..., CodeEnvironment],
+) -> None:
+    env = make_env()
+    env.reset()
+    observation = env.step(CodeAction(code=NOISY_CAPTURES + "print('done \\u00e9\\n\\x00')"))
+    for wrap in (None, lambda payload: {"type": "observation", "data": payload}):
+        expected = observation_payload(observation)
+        assert json.loads(observation_json(observation, wrap)) == (
+            wrap(expected) if wrap else expected
+        )
+    plain = CodeObservation(stdout="no captures")
+    assert observation_json(plain) == json.dumps(observation_payload(plain))

@@ -30,8 +30,8 @@ class CodeEnvConfig:
     - ``max_captures``: ``capture_screenshot()`` calls per step.
     - ``observation_bytes``: the most an observation's captures, stdout and stderr may
       take as JSON; past it the oldest captures are left out, with a note in its
-      metadata. The default stays well under the 100 MB a message may have for
-      OpenEnv's client.
+      metadata. The default (32 MiB) stays well under the 100 MB a message may have
+      for OpenEnv's client, and bounds what the server holds per session.
     - ``sandbox_user``: run each worker under a user id of its own; ``"auto"`` does when
       the environment runs as root (the only case where it can).
     - ``width`` / ``height``: the display's size, when the environment starts its own.
@@ -47,7 +47,7 @@ class CodeEnvConfig:
     output_limit_bytes: int = 1 * MiB
     file_size_mb: int = 256
     max_captures: int = 64
-    observation_bytes: int = 64 * MiB
+    observation_bytes: int = 32 * MiB
     open_files: int = 1024
     sandbox_user: bool | Literal["auto"] = "auto"
     width: int = 1280

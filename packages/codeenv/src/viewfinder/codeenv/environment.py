@@ -247,19 +247,19 @@ class CodeEnvironment:
         # JSON of text costs at most 6 bytes a character (\u escapes); base64 1 a byte
         room = self.config.observation_bytes - 6 * (len(run.stdout.text) + len(stderr)) - 65536
         kept: list[str] = []
-        dropped: list[int] = []
-        for index in range(len(run.captures) - 1, -1, -1):
-            size = (len(run.captures[index].screenshot.data) + 2) // 3 * 4
+        dropped = list(run.dropped)  # left out by the worker as they came
+        for capture in reversed(run.captures):
+            size = (len(capture.screenshot.data) + 2) // 3 * 4
             if size <= room:
-                kept.append(run.captures[index].screenshot.b64())
+                kept.append(capture.screenshot.b64())
                 room -= size + 4
             else:
                 room = -1  # the older ones go too: what is kept is the newest, in order
-                dropped.append(index)
+                dropped.append(capture.index)
         if dropped:
             metadata["screenshots_dropped"] = {
                 "count": len(dropped),
-                "indices": sorted(dropped),
+                "capture_indices": sorted(dropped),  # 1-based, as in the capture hook
                 "kept": len(kept),
                 "limit_bytes": self.config.observation_bytes,
                 "reason": "the captures would not fit in the observation's byte budget; "

@@ -11,6 +11,8 @@ OpenEnv's coding env runs unchanged. The additions are optional with defaults:
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -104,6 +106,31 @@ def observation_payload(observation: CodeObservation) -> dict[str, Any]:
     if not body["metadata"]:
         del body["metadata"]
     return {"observation": body, "reward": observation.reward, "done": observation.done}
+
+
+#: Stands in for the screenshots while the rest of an observation is written as JSON.
+_SLOT = "\x00viewfinder-screenshots\x00"
+
+
+def observation_json(
+    observation: CodeObservation,
+    wrap: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> str:
+    """:func:`observation_payload` as JSON text (wrapped in ``wrap(payload)`` when given).
+
+    The same text as ``json.dumps``, made faster: base64 needs no escaping, so the
+    screenshots are joined in as they are instead of being scanned by the encoder,
+    which would hold the GIL for the whole of a large observation.
+    """
+    payload = observation_payload(observation)
+    shots = payload["observation"].get("screenshots")
+    if shots:
+        payload["observation"]["screenshots"] = _SLOT
+    text = json.dumps(wrap(payload) if wrap is not None else payload)
+    if not shots:
+        return text
+    head, tail = text.split(json.dumps(_SLOT), 1)
+    return "".join([head, '["', '","'.join(shots), '"]', tail])
 
 
 def observation_from_payload(payload: dict[str, Any]) -> CodeObservation:

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -66,6 +67,8 @@ class StepRun:
     stdout: StreamText
     stderr: StreamText
     captures: list[Capture] = field(default_factory=list)
+    #: Indices of captures left out as they came, the older ones past the budget.
+    dropped: list[int] = field(default_factory=list)
     duration_s: float = 0.0
     #: Why the worker ended during this step (timeout, crash); None when it lives on.
     worker_lost: str | None = None
@@ -301,7 +304,11 @@ class WorkerProcess:
         self._err.begin(marker.encode("ascii"))
         started = time.monotonic()
         deadline = started + timeout_s
-        captures: list[Capture] = []
+        captures: deque[Capture] = deque()
+        dropped: list[int] = []
+        # base64 bytes of the captures kept: past the observation's budget the oldest go
+        # at once, so a step capturing without end holds one budget's worth, not more
+        held = 0
         done: dict[str, Any] | None = None
         lost: str | None = None
         timed_out = False
@@ -350,7 +357,13 @@ class WorkerProcess:
                         continue
                     for frame in self._decoder.feed(data):
                         if frame.kind == "capture":
-                            captures.append(self._receive_capture(frame))
+                            capture = self._receive_capture(frame)
+                            captures.append(capture)
+                            held += _b64_size(capture)
+                            while held > self.config.observation_bytes and len(captures) > 1:
+                                oldest = captures.popleft()
+                                held -= _b64_size(oldest)
+                                dropped.append(oldest.index)
                         elif frame.kind == "done":
                             done, done_at = frame.header, time.monotonic()
                 else:
@@ -373,7 +386,8 @@ class WorkerProcess:
             exit_code=exit_code,
             stdout=self._out.result(),
             stderr=self._err.result(),
-            captures=captures,
+            captures=list(captures),
+            dropped=dropped,
             duration_s=time.monotonic() - started,
             worker_lost=lost,
             timed_out=timed_out,
@@ -532,6 +546,10 @@ class WorkerProcess:
         if self._home is not None and self._given_home is None:
             shutil.rmtree(self._home, ignore_errors=True)
         self._home = None
+
+
+def _b64_size(capture: Capture) -> int:
+    return (len(capture.screenshot.data) + 2) // 3 * 4
 
 
 def _chown_tree(root: Path, uid: int) -> None:

@@ -9,13 +9,13 @@ on a worker thread, never on the event loop.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Request, Response
 
-from viewfinder.codeenv import CodeObservation, CodeState, observation_payload
+from viewfinder.codeenv import CodeObservation, CodeState
+from viewfinder.codeenv.models import observation_json
 from viewfinder.server.deps import Registry
 from viewfinder.server.sessions import Session, SessionRegistry
 from viewfinder.server.wire import ResetRequest, StepRequest
@@ -61,9 +61,7 @@ async def _reply(
     work: Callable[[], CodeObservation],
 ) -> Response:
     """Run ``work`` and answer its observation as JSON; cancel it if the client leaves."""
-    running = asyncio.ensure_future(
-        registry.use(session, lambda: json.dumps(observation_payload(work())))
-    )
+    running = asyncio.ensure_future(registry.use(session, lambda: observation_json(work())))
     while True:
         done, _ = await asyncio.wait({running}, timeout=DISCONNECT_POLL_S)
         if done:

@@ -20,7 +20,7 @@ from typing import Any
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel
 
-from viewfinder.codeenv import observation_payload
+from viewfinder.codeenv.models import observation_json
 from viewfinder.server import wire
 from viewfinder.server.deps import Registry
 from viewfinder.server.errors import CapacityReachedError
@@ -135,7 +135,7 @@ async def _answer(registry: SessionRegistry, session: Session, message: BaseMode
 
 
 def _observation_text(observation: Any) -> str:
-    return json.dumps({"type": "observation", "data": observation_payload(observation)})
+    return observation_json(observation, lambda payload: {"type": "observation", "data": payload})
 
 
 async def _refuse(websocket: WebSocket, exc: CapacityReachedError) -> None:
