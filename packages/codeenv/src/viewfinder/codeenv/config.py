@@ -34,6 +34,11 @@ class CodeEnvConfig:
       for OpenEnv's client, and bounds what the server holds per session.
     - ``sandbox_user``: run each worker under a user id of its own; ``"auto"`` does when
       the environment runs as root (the only case where it can).
+    - ``isolation``: wall each session off from the others (Linux, as root: see
+      :mod:`viewfinder.codeenv.worker.isolation`): a private ``/tmp`` of
+      ``tmp_size_mb``, only its own processes and display, and ``session_network``
+      (``"none"``: its own loopback only; ``"host"``: the machine's network).
+      ``require_isolation`` makes a worker that cannot be isolated fail to start.
     - ``width`` / ``height``: the display's size, when the environment starts its own.
     - ``display``: False runs code without any display (capture_screenshot raises).
     - ``preload_capture``: import the capture code while a new worker is idle.
@@ -50,6 +55,10 @@ class CodeEnvConfig:
     observation_bytes: int = 32 * MiB
     open_files: int = 1024
     sandbox_user: bool | Literal["auto"] = "auto"
+    isolation: bool = True
+    session_network: Literal["none", "host"] = "none"
+    tmp_size_mb: int = 512
+    require_isolation: bool = False
     width: int = 1280
     height: int = 800
     display: bool = True
@@ -67,6 +76,8 @@ class CodeEnvConfig:
             "max_captures": self.max_captures >= 1,
             "observation_bytes": self.observation_bytes >= MiB,
             "open_files": self.open_files >= 64,
+            "tmp_size_mb": self.tmp_size_mb >= 1,
+            "session_network": self.session_network in ("none", "host"),
             "width": self.width > 0,
             "height": self.height > 0,
             "start_timeout_s": self.start_timeout_s > 0,

@@ -76,7 +76,8 @@ def exec_file(
     for pattern in _OUTPUTS:
         for old in out.glob(pattern):
             old.unlink()  # a rerun must not leave output of an earlier run beside its own
-    config = CodeEnvConfig(width=width, height=height, timeout_s=timeout)
+    # your own script, run like python: it sees your files and the network, as python would
+    config = CodeEnvConfig(width=width, height=height, timeout_s=timeout, isolation=False)
     code = _as_script(file.resolve(), source, args or [], environment, stdin)
     with CodeEnvironment(config, displays=FreshDisplays(width, height)) as env:
         env.reset()

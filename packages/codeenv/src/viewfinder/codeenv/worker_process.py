@@ -198,6 +198,13 @@ class WorkerProcess:
             # Passed open: the file is readable by anyone, its directory only by root.
             framebuffer_fd = os.open(self.display.framebuffer_path, os.O_RDONLY)
             inherited.append(framebuffer_fd)
+        xvfb_fd = None
+        if self.display is not None and self.display.pid is not None:
+            # A handle on the X server that tells the worker when it exits, which an
+            # isolated worker cannot see in /proc.
+            with contextlib.suppress(OSError, AttributeError):
+                xvfb_fd = os.pidfd_open(self.display.pid)
+                inherited.append(xvfb_fd)
         try:
             self._process = _spawner.submit(
                 subprocess.Popen,
@@ -223,6 +230,7 @@ class WorkerProcess:
             "open_files": self.config.open_files,
             "uid": self.uid,
             "keep_read_access": self.uid is not None and not interpreter_world_readable(),
+            "isolation": self._isolation_plan(),
         }
         start = {
             "type": "start",
@@ -232,6 +240,7 @@ class WorkerProcess:
             if framebuffer_fd is not None
             else None,
             "xvfb_pid": self.display.pid if self.display is not None else None,
+            "xvfb_pidfd": xvfb_fd,
             "max_captures": self.config.max_captures,
             "preload": self.config.preload_capture,
         }
@@ -243,6 +252,19 @@ class WorkerProcess:
         if ready is None:
             raise WorkerStartError(self._start_failure("it did not get ready"))
         self.ready_info = ready.header
+
+    def _isolation_plan(self) -> dict[str, Any] | None:
+        """What the worker isolates itself with (see worker/isolation.py); None: not."""
+        if not self.config.isolation or self.uid is None:
+            return None  # only a worker started as root, for a user of its own, can
+        number = self.display.number if self.display is not None else None
+        return {
+            "keep": [str(self._home)] if self._home is not None else [],
+            "display_socket": f"/tmp/.X11-unix/X{number}" if number is not None else None,
+            "tmp_bytes": self.config.tmp_size_mb * MiB,
+            "network": self.config.session_network,
+            "required": self.config.require_isolation,
+        }
 
     def _environment(self) -> dict[str, str]:
         # Built from scratch: nothing of ours (a server token, ...) reaches the code.

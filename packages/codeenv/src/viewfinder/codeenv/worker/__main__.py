@@ -56,6 +56,7 @@ def _serve(command_fd: int, result_fd: int) -> int:
             display=config.get("display"),
             framebuffer=config.get("framebuffer"),
             xvfb_pid=config.get("xvfb_pid"),
+            xvfb_pidfd=config.get("xvfb_pidfd"),
             max_captures=int(config.get("max_captures", 64)),
         ),
         send,

@@ -63,6 +63,7 @@ class Limits:
         open_files: int | None = None,
         uid: int | None = None,
         keep_read_access: bool = False,
+        isolation: dict[str, Any] | None = None,
     ) -> None:
         self.memory_bytes = memory_bytes
         self.max_processes = max_processes
@@ -70,6 +71,8 @@ class Limits:
         self.open_files = open_files
         self.uid = uid
         self.keep_read_access = keep_read_access
+        #: What :func:`viewfinder.codeenv.worker.isolation.isolate` gets; None: not isolated.
+        self.isolation = isolation
 
     @classmethod
     def from_header(cls, header: dict[str, Any]) -> Limits:
@@ -80,6 +83,7 @@ class Limits:
             open_files=header.get("open_files"),
             uid=header.get("uid"),
             keep_read_access=bool(header.get("keep_read_access", False)),
+            isolation=header.get("isolation"),
         )
 
 
@@ -140,8 +144,22 @@ def confine(limits: Limits) -> dict[str, Any]:
         # Past the file size limit a write fails with EFBIG instead of killing the worker.
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     switched = False
+    isolated: dict[str, Any] | None = None
+    keep_read_access = limits.keep_read_access
+    if limits.isolation is not None and os.geteuid() == 0:
+        from viewfinder.codeenv.worker import isolation
+
+        try:
+            isolated = isolation.isolate(limits.isolation)
+        except OSError as exc:
+            if limits.isolation.get("required"):
+                raise
+            isolated = {"error": str(exc)}
+        else:
+            # the interpreter is now reachable without privileges: keep none
+            keep_read_access = keep_read_access and not isolated["interpreter_reachable"]
     if limits.uid is not None and os.geteuid() == 0:
-        _switch_user(libc, limits.uid, limits.keep_read_access)
+        _switch_user(libc, limits.uid, keep_read_access)
         switched = True
         # what the session writes, in /tmp as anywhere, is readable by it alone
         os.umask(0o077)
@@ -156,7 +174,8 @@ def confine(limits: Limits) -> dict[str, Any]:
     return {
         "uid": os.getuid(),
         "switched_user": switched,
-        "kept_read_access": switched and limits.keep_read_access,
+        "kept_read_access": switched and keep_read_access,
+        "isolation": isolated,
         "max_processes": limits.max_processes if switched else None,
         "memory_bytes": limits.memory_bytes,
     }

@@ -14,6 +14,7 @@ sandbox, next to the code) and exactly once per capture.
 from __future__ import annotations
 
 import base64
+import select
 import threading
 from typing import TYPE_CHECKING
 
@@ -31,11 +32,18 @@ class ScreenConfig:
     """The worker's display as the parent described it (None fields: no display)."""
 
     def __init__(
-        self, display: str | None, framebuffer: str | None, xvfb_pid: int | None, max_captures: int
+        self,
+        display: str | None,
+        framebuffer: str | None,
+        xvfb_pid: int | None,
+        max_captures: int,
+        xvfb_pidfd: int | None = None,
     ) -> None:
         self.display = display
         self.framebuffer = framebuffer
         self.xvfb_pid = xvfb_pid
+        #: A pidfd of the X server (readable once it exited), when the parent passed one.
+        self.xvfb_pidfd = xvfb_pidfd
         self.max_captures = max_captures
 
 
@@ -130,13 +138,20 @@ class Screen:
         pid = self.config.xvfb_pid
         if pid is None:
             return
-        # An X server that died is a zombie until its parent (not us) reaps it, and
-        # signal 0 still reaches a zombie: read its state instead.
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as stat:
-                state = stat.read().rsplit(b")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            state = b"X"
+        if self.config.xvfb_pidfd is not None:
+            # readable once the X server exited, zombie or not; and visible to an
+            # isolated worker, which cannot see the server in /proc
+            poller = select.poll()
+            poller.register(self.config.xvfb_pidfd, select.POLLIN)
+            state = b"Z" if poller.poll(0) else b"R"
+        else:
+            # An X server that died is a zombie until its parent (not us) reaps it, and
+            # signal 0 still reaches a zombie: read its state instead.
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as stat:
+                    state = stat.read().rsplit(b")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                state = b"X"
         if state in (b"Z", b"X", b"x"):
             raise RuntimeError(
                 f"capture_screenshot(): the display {self.config.display} is gone (its "
