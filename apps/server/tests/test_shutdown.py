@@ -133,8 +133,11 @@ def test_a_server_started_after_a_sigkill_removes_what_the_killed_one_left() -> 
             home = Path(observation["stdout"].strip())
             killed.kill()
             killed.wait(30)
-    left = [Path(f"/tmp/left-{tag}"), Path(f"/dev/shm/left-{tag}"), home, *folders]
-    # what a SIGKILL leaves: the daemon, the displays, the files and folders
+    # what the session wrote to /tmp and /dev/shm never reached the machine's: they
+    # were its own private tmpfs (see the codeenv's isolation)
+    assert not Path(f"/tmp/left-{tag}").exists() and not Path(f"/dev/shm/left-{tag}").exists()
+    left = [home, *folders]
+    # what a SIGKILL leaves: the daemon, the displays, the home and the display folders
     assert processes_with_argument(marker)
     assert displays and all(alive(pid) for pid in displays)
     assert all(path.exists() for path in left), [str(path) for path in left]

@@ -20,7 +20,7 @@ from viewfinder.codeenv.font_cache import shared_font_cache
 from viewfinder.core import get_plugin_manager
 from viewfinder.server import wire
 from viewfinder.server.auth import TokenAuth
-from viewfinder.server.errors import CapacityReachedError
+from viewfinder.server.errors import CapacityReachedError, IsolationUnavailableError
 from viewfinder.server.routes import env, info, ws
 from viewfinder.server.sessions import SessionRegistry
 from viewfinder.server.settings import ServerSettings
@@ -49,6 +49,37 @@ class _Server(uvicorn.Server):
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         cancel_steps(self.config.app)
         super().handle_exit(sig, frame)
+
+
+def check_isolation(settings: ServerSettings) -> dict[str, Any]:
+    """What isolates the sessions here (see docs/server.md, "Threat model"); logs what
+    is missing, and raises :class:`IsolationUnavailableError` when it is required."""
+    from viewfinder.codeenv.worker.isolation import probe
+
+    config = settings.codeenv
+    if not config.isolation:
+        report: dict[str, Any] = {
+            "enabled": False,
+            "missing": ["files", "processes", "network"],
+            "reason": "isolation is turned off",
+        }
+    else:
+        found = probe()
+        report = {
+            "enabled": found["available"],
+            "missing": found["missing"],
+            "reason": found["reason"],
+        }
+    report["network"] = config.session_network if report["enabled"] else "host"
+    if report["missing"]:
+        message = (
+            f"sessions are not isolated from each other ({', '.join(report['missing'])}): "
+            f"{report['reason']}"
+        )
+        if config.require_isolation:
+            raise IsolationUnavailableError(message)
+        log.warning("%s; run untrusted code only in a container or VM of its own", message)
+    return report
 
 
 def reap_leftovers() -> None:
@@ -85,6 +116,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(reap_leftovers)
+        app.state.isolation = check_isolation(settings)
         pool = DisplayPool(
             size=settings.pool_size, width=settings.display_width, height=settings.display_height
         )

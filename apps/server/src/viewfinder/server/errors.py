@@ -46,3 +46,7 @@ class ServerConnectionError(ServerError, ConnectionError):
 
 class DockerUnavailableError(ServerError):
     """``from_docker_image`` needs a running Docker engine and there is none."""
+
+
+class IsolationUnavailableError(ServerError):
+    """The server was asked to require session isolation that this machine refuses."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -22,8 +24,16 @@ def serve(
         str | None,
         typer.Option(
             "--token",
-            envvar=TOKEN_ENV,
-            help=f"Token every request must carry (Authorization: Bearer ...); or ${TOKEN_ENV}.",
+            help=f"Token every request must carry (Authorization: Bearer ...). Every local "
+            f"user can read a command line: prefer ${TOKEN_ENV} or --token-file.",
+        ),
+    ] = None,
+    token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--token-file",
+            help="Read the token from this file (its first line).",
+            dir_okay=False,
         ),
     ] = None,
     idle_timeout: Annotated[
@@ -44,6 +54,21 @@ def serve(
             "with a note).",
         ),
     ] = 300.0,
+    session_network: Annotated[
+        str,
+        typer.Option(
+            "--session-network",
+            help="none: each session has only its own loopback; host: sessions reach the "
+            "machine's network and its loopback services (the server's too).",
+        ),
+    ] = "none",
+    require_isolation: Annotated[
+        bool,
+        typer.Option(
+            "--require-isolation",
+            help="Refuse to start where sessions cannot be isolated from each other.",
+        ),
+    ] = False,
 ) -> None:
     """Serve code env sessions (HTTP and WebSocket, the OpenEnv wire protocol)."""
     from viewfinder.codeenv import CodeEnvConfig
@@ -51,6 +76,11 @@ def serve(
     from viewfinder.server.app import create_app, uvicorn_server
 
     width, height = parse_size(size)
+    if session_network not in ("none", "host"):
+        raise typer.BadParameter(
+            f"{session_network!r} is not a choice: use none or host", param_hint="--session-network"
+        )
+    token = _token(token, token_file)
     settings = ServerSettings(
         host=host,
         port=port,
@@ -65,11 +95,47 @@ def serve(
             height=height,
             timeout_s=min(30.0, max_step_timeout),
             max_timeout_s=max_step_timeout,
+            session_network="host" if session_network == "host" else "none",
+            require_isolation=require_isolation,
         ),
     )
+    if require_isolation:
+        from viewfinder.server.app import check_isolation
+        from viewfinder.server.errors import IsolationUnavailableError
+
+        try:
+            check_isolation(settings)
+        except IsolationUnavailableError as exc:
+            typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
+            raise typer.Exit(1) from None
     where = f"http://{host}:{port}"
     typer.echo(f"serving code env sessions on {where} (ws: {where}/ws)", err=True)
     uvicorn_server(create_app(settings), host=host, port=port, log_level="info").run()
+
+
+def _token(given: str | None, token_file: Path | None) -> str | None:
+    """The token from --token-file, --token (with a warning) or the environment."""
+    if given is not None and token_file is not None:
+        raise typer.BadParameter("give --token or --token-file, not both")
+    if token_file is not None:
+        try:
+            lines = token_file.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise typer.BadParameter(
+                f"cannot read the token from {token_file}: {exc}", param_hint="--token-file"
+            ) from None
+        if not lines or not lines[0].strip():
+            raise typer.BadParameter(f"{token_file} is empty", param_hint="--token-file")
+        return lines[0].strip()
+    if given is not None:
+        typer.secho(
+            f"warning: a token given with --token is on the command line, where every local "
+            f"user can read it; use ${TOKEN_ENV} or --token-file",
+            err=True,
+            fg=typer.colors.YELLOW,
+        )
+        return given
+    return os.environ.get(TOKEN_ENV) or None
 
 
 def register(app: Any) -> None:

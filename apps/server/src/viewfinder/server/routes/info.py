@@ -5,7 +5,7 @@ from __future__ import annotations
 from importlib import metadata
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from viewfinder.codeenv import CodeAction, CodeObservation, CodeState
 from viewfinder.server.deps import Registry
@@ -14,7 +14,7 @@ router = APIRouter(tags=["info"])
 
 
 @router.get("/health")
-async def health(registry: Registry) -> dict[str, Any]:
+async def health(registry: Registry, request: Request) -> dict[str, Any]:
     """``{"status": "healthy"}`` (OpenEnv's shape), plus session and display counts."""
     pool = registry.pool.stats()
     return {
@@ -22,6 +22,7 @@ async def health(registry: Registry) -> dict[str, Any]:
         "active_sessions": registry.active,
         "max_sessions": registry.settings.max_sessions,
         "displays": {"warm": pool.warm, "in_use": pool.in_use, "size": pool.size},
+        "isolation": getattr(request.app.state, "isolation", None),
     }
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import fcntl
+import json
 import os
 import socket
 import stat
@@ -234,3 +235,42 @@ def _children(mask: str, paths: list[str]) -> list[str]:
         if path.startswith(mask + "/"):
             children.add(mask + "/" + path[len(mask) + 1 :].split("/", 1)[0])
     return sorted(children)
+
+
+def probe() -> dict[str, Any]:
+    """Which protections this machine allows, tried in a child process that exits at
+    once: ``{"available": bool, "missing": [...], "reason": str | None}``."""
+    if not sys.platform.startswith("linux"):
+        return {"available": False, "missing": ["files", "processes", "network"],
+                "reason": "session isolation needs Linux namespaces"}  # fmt: skip
+    if os.geteuid() != 0:
+        return {"available": False, "missing": ["files", "processes", "network"],
+                "reason": "session isolation needs the server to run as root "
+                "(it gives each session a user id and namespaces of its own)"}  # fmt: skip
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: try it all, say how far it got
+        os.close(read_fd)
+        answer: dict[str, Any] = {"missing": [], "reason": None}
+        try:
+            mounter = _Mounter()
+            mounter.unshare(_CLONE_NEWNS | _CLONE_NEWNET)
+            mounter.mount(None, "/", None, _MS_REC | _MS_PRIVATE, None)
+            mounter.mount("tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m")
+            if not _remount_proc(mounter):
+                answer["missing"].append("processes")
+                answer["reason"] = "/proc cannot be mounted with hidepid"
+        except OSError as exc:
+            answer = {"missing": ["files", "processes", "network"], "reason": str(exc)}
+        os.write(write_fd, json.dumps(answer).encode())
+        os._exit(0)
+    os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as pipe:
+        data = pipe.read()
+    os.waitpid(pid, 0)
+    try:
+        answer = json.loads(data)
+    except ValueError:
+        answer = {"missing": ["files", "processes", "network"], "reason": "the probe failed"}
+    answer["available"] = not answer["missing"]
+    return answer

@@ -1,0 +1,123 @@
+"""What the server says about session isolation, its flags, and keeping the token off
+the command line."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from viewfinder.cli.app import build_app
+from viewfinder.codeenv import CodeEnvConfig
+from viewfinder.core.testing import wait_until
+from viewfinder.server import CodingEnv, LocalServer, ServerSettings
+from viewfinder.server.app import check_isolation
+from viewfinder.server.errors import IsolationUnavailableError
+
+
+def test_health_reports_the_isolation(server: LocalServer) -> None:
+    isolation = httpx.get(f"{server.base_url}/health").json()["isolation"]
+    assert isolation == {"enabled": True, "missing": [], "reason": None, "network": "none"}
+
+
+def test_with_host_network_sessions_reach_loopback(serve: Callable[..., LocalServer]) -> None:
+    server = serve(
+        codeenv=CodeEnvConfig(timeout_s=20, width=640, height=480, session_network="host")
+    )
+    assert httpx.get(f"{server.base_url}/health").json()["isolation"]["network"] == "host"
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    try:
+        with CodingEnv(server.base_url) as env:
+            env.reset()
+            code = f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=5)"
+            assert env.step(code).observation.exit_code == 0
+    finally:
+        listener.close()
+
+
+def test_required_isolation_that_is_missing_is_an_error() -> None:
+    settings = ServerSettings(codeenv=CodeEnvConfig(isolation=False, require_isolation=True))
+    with pytest.raises(IsolationUnavailableError, match=r"not isolated.*turned off"):
+        check_isolation(settings)
+    report = check_isolation(ServerSettings(codeenv=CodeEnvConfig(isolation=False)))
+    assert report["enabled"] is False and report["network"] == "host"
+
+
+def test_a_bad_session_network_is_refused() -> None:
+    result = CliRunner().invoke(build_app(), ["serve", "--session-network", "lan"])
+    assert result.exit_code == 2
+    assert "'lan' is not a choice: use none or host" in result.output
+
+
+def test_token_and_token_file_together_are_refused(tmp_path: Path) -> None:
+    token_file = tmp_path / "token"
+    token_file.write_text("a-token-of-twenty-chars\n")
+    result = CliRunner().invoke(
+        build_app(), ["serve", "--token", "x" * 12, "--token-file", str(token_file)]
+    )
+    assert result.exit_code == 2 and "not both" in result.output
+    empty = tmp_path / "empty"
+    empty.write_text("\n")
+    result = CliRunner().invoke(build_app(), ["serve", "--token-file", str(empty)])
+    assert result.exit_code == 2 and "is empty" in result.output
+
+
+@contextmanager
+def _serving(*args: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "viewfinder.cli", "serve", "--port", str(port),
+         "--pool-size", "1", "--size", "320x240", *args],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+
+    def up() -> bool:
+        try:
+            return httpx.get(f"{base}/health").status_code in (200, 401)
+        except httpx.HTTPError:
+            return False
+
+    try:
+        wait_until(up, "the server to answer", timeout=60)
+        yield process, base
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(60)
+        if process.stderr is not None:
+            process.stderr.close()
+
+
+def test_a_token_file_keeps_the_token_off_the_command_line(tmp_path: Path) -> None:
+    secret = "token-from-a-file-1234"
+    token_file = tmp_path / "token"
+    token_file.write_text(secret + "\n")
+    token_file.chmod(0o600)
+    with _serving("--token-file", str(token_file)) as (process, base):
+        assert secret.encode() not in Path(f"/proc/{process.pid}/cmdline").read_bytes()
+        assert httpx.get(f"{base}/health").status_code == 401
+        headers = {"Authorization": f"Bearer {secret}"}
+        assert httpx.get(f"{base}/health", headers=headers).status_code == 200
+
+
+def test_a_token_on_the_command_line_is_warned_about() -> None:
+    secret = "token-on-the-command-line"
+    with _serving("--token", secret) as (process, base):
+        headers = {"Authorization": f"Bearer {secret}"}
+        assert httpx.get(f"{base}/health", headers=headers).status_code == 200
+        process.send_signal(signal.SIGTERM)
+        process.wait(60)
+        assert process.stderr is not None
+        log = process.stderr.read().decode()
+    assert "warning: a token given with --token is on the command line" in log
