@@ -24,6 +24,7 @@ BENCHMARKS = [
     "startup",
     "codeenv",
     "codeenv_load",
+    "isolation",
     "recorder",
     "cache",
     "browser",
