@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
 from collections.abc import Callable, Iterator
 
 import pytest
 from PIL import Image
 
-from viewfinder.codeenv import CodeAction, CodeEnvironment
+from viewfinder.codeenv import CodeAction, CodeEnvConfig, CodeEnvironment
+from viewfinder.xvfb import DisplayPool, access
 
 A_SETUP = """
 import os, tkinter as tk
@@ -173,3 +175,54 @@ def test_isolation_is_reported(env: CodeEnvironment) -> None:
     assert isolation["network"] == "none"
     assert isolation["private_tmp_bytes"] == 512 * 1024 * 1024
     assert env.worker.ready_info["kept_read_access"] is False
+
+
+def _as_user(uid: int, display: str) -> subprocess.CompletedProcess[str]:
+    """``xsetroot`` run as ``uid`` against ``display``: whether that user may connect."""
+
+    def become() -> None:
+        os.setgid(uid)
+        os.setuid(uid)
+
+    return subprocess.run(
+        ["xsetroot", "-display", display, "-name", "probe"],
+        capture_output=True, text=True, timeout=30, preexec_fn=become,
+    )  # fmt: skip
+
+
+def test_a_display_lent_again_admits_only_its_new_session(
+    png: Callable[[str], Image.Image],
+) -> None:
+    assert os.geteuid() == 0, "sandbox users need root, as CI has"
+    with DisplayPool(size=1, width=640, height=480) as pool:
+        first = CodeEnvironment(CodeEnvConfig(width=640, height=480), displays=pool)
+        first.reset()
+        painted = first.step(CodeAction(code=A_SETUP, timeout_s=60))
+        assert painted.exit_code == 0, painted.stderr
+        assert first.worker is not None and first.display is not None
+        old_uid, name = first.worker.uid, first.display.name
+        assert old_uid is not None
+        assert _as_user(old_uid, name).returncode == 0  # its session may connect
+        first.close()
+
+        second = CodeEnvironment(CodeEnvConfig(width=640, height=480), displays=pool)
+        try:
+            second.reset()
+            assert second.display is not None and second.display.name == name  # lent again
+            assert second.worker is not None and second.worker.uid is not None
+            new_uid = second.worker.uid
+            assert new_uid != old_uid
+            refused = _as_user(old_uid, name)
+            assert refused.returncode != 0 and "Authorization required" in refused.stderr
+            assert _as_user(new_uid, name).returncode == 0
+            assert _as_user(new_uid + 1, name).returncode != 0  # nor anyone else
+            assert sorted(access.admitted(name)) == sorted(
+                [f"SI:localuser:#{new_uid}", "SI:localuser:#0"]
+            )
+            shot = second.step(CodeAction(code="shot = capture_screenshot()", timeout_s=30))
+            assert shot.exit_code == 0, shot.stderr
+            # nothing of the first session's blue window is on the screen
+            assert png(shot.screenshots[-1]).getpixel((100, 50))[:3] != (0, 0, 255)
+        finally:
+            second.close()
+        assert access.admitted(name) == ["SI:localuser:#0"]  # back in the pool: owner only

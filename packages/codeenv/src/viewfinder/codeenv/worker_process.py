@@ -34,6 +34,7 @@ from viewfinder.codeenv.font_cache import shared_font_cache
 from viewfinder.codeenv.output import OutputStream, StreamText
 from viewfinder.codeenv.sandbox_users import SandboxUsers, UidLease, shared_users
 from viewfinder.codeenv.worker import protocol
+from viewfinder.core.errors import DisplayGoneError
 from viewfinder.core.geometry import Region
 from viewfinder.core.screenshot import Screenshot
 from viewfinder.xvfb import Display
@@ -189,6 +190,9 @@ class WorkerProcess:
             self._home = Path(tempfile.mkdtemp(prefix="viewfinder-codeenv-"))
         if self._lease is not None:
             _chown_tree(self._home, self._lease.uid)
+            if self.display is not None:
+                # this session's user id, and no other session's, may use the display
+                self.display.admit(self._lease.uid)
         shared_font_cache().seed(self._home, self.uid)
         command_r, self._command_fd = os.pipe()
         self._result_fd, result_w = os.pipe()
@@ -557,6 +561,11 @@ class WorkerProcess:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self._command_fd = self._result_fd = -1
+        lease, display = self._lease, self.display
+        if lease is not None and display is not None and display.guest == lease.uid:
+            # the session is gone: its id may no longer use the display
+            with contextlib.suppress(DisplayGoneError, OSError):
+                display.admit(None)
         if self._lease is not None and not left:
             # What the code wrote to the machine-wide temporary folders is the session's:
             # it goes with the session, before the id is handed to another one.

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from viewfinder.xvfb import server, state
+from viewfinder.xvfb import access, server, state
 from viewfinder.xvfb.framebuffer import Framebuffer
 
 if TYPE_CHECKING:
@@ -61,6 +61,7 @@ class Display:
         self._input: XInput | None = None
         self._framebuffer: Framebuffer | None = None
         self._state: state.DisplayState | None = None
+        self._guest: int | None = None
 
     # -- lifetime -------------------------------------------------------------------
 
@@ -92,12 +93,33 @@ class Display:
             self._process, self._number = launched.process, launched.number
             self._fbdir, self._log_path = fbdir, log_path
             try:
+                # only the user who started it may connect (see viewfinder.xvfb.access)
+                access.restrict_to_owner(self.name)
+            except BaseException:
+                self._stop_locked(timeout=2.0)
+                raise
+            self._guest = None
+            try:
                 self._state = state.snapshot(self.name)
             except Exception:  # restore_state() then has nothing to go back to
                 self._state = None
         with _running_lock:
             _running.add(self)
         return self
+
+    def admit(self, uid: int | None) -> None:
+        """Let user id ``uid`` connect to this display, in place of the one admitted
+        before (None: nobody but the owner). The code env admits each session's user id
+        while it holds the display, and no other."""
+        with self._lock:
+            previous, self._guest = self._guest, uid
+        if self.is_alive() and previous != uid:
+            access.admit_only(self.name, uid, previous)
+
+    @property
+    def guest(self) -> int | None:
+        """The user id admitted besides the owner (:meth:`admit`), or None."""
+        return self._guest
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop Xvfb (SIGTERM, then SIGKILL after ``timeout`` s) and remove what it left.
@@ -106,18 +128,21 @@ class Display:
         ``/tmp/.XN-lock`` file or framebuffer directory left of this display.
         """
         with self._lock:
-            self.close_input()
-            if self._framebuffer is not None:
-                self._framebuffer.close()
-                self._framebuffer = None
-            process, number, fbdir = self._process, self._number, self._fbdir
-            if process is not None:
-                server.terminate(process.pid, timeout=timeout, child=process)
-                if number is not None:
-                    server.remove_display_files(number, process.pid)
-            if fbdir is not None:
-                shutil.rmtree(fbdir, ignore_errors=True)
-            self._process, self._fbdir = None, None
+            self._stop_locked(timeout)
+
+    def _stop_locked(self, timeout: float) -> None:
+        self.close_input()
+        if self._framebuffer is not None:
+            self._framebuffer.close()
+            self._framebuffer = None
+        process, number, fbdir = self._process, self._number, self._fbdir
+        if process is not None:
+            server.terminate(process.pid, timeout=timeout, child=process)
+            if number is not None:
+                server.remove_display_files(number, process.pid)
+        if fbdir is not None:
+            shutil.rmtree(fbdir, ignore_errors=True)
+        self._process, self._fbdir, self._guest = None, None, None
         with _running_lock:
             _running.discard(self)
 
