@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import signal
+import socket
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 from viewfinder.codeenv import CodeEnvConfig
 from viewfinder.codeenv.font_cache import shared_font_cache
-from viewfinder.core.testing import child_processes
+from viewfinder.core.testing import child_processes, wait_until
 from viewfinder.server import LocalServer, ServerSettings
 
 
@@ -54,3 +59,44 @@ def serve() -> Iterator[Callable[..., LocalServer]]:
 def server(serve: Callable[..., LocalServer]) -> LocalServer:
     """A server with the small settings."""
     return serve()
+
+
+@pytest.fixture
+def serve_process() -> Iterator[Callable[..., tuple[subprocess.Popen[bytes], str]]]:
+    """``serve_process(*args)`` runs ``viewfinder serve --port P ARGS`` as a process of its
+    own and returns it, with its base URL, once it answers; afterwards it is stopped
+    (SIGTERM, then SIGKILL) if still running."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(*args: str) -> tuple[subprocess.Popen[bytes], str]:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        process = subprocess.Popen(
+            [sys.executable, "-m", "viewfinder.cli", "serve", "--port", str(port),
+             "--pool-size", "1", "--size", "320x240", *args],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        started.append(process)
+        base = f"http://127.0.0.1:{port}"
+
+        def answers() -> bool:
+            try:
+                return httpx.get(f"{base}/health").status_code in (200, 401)
+            except httpx.HTTPError:
+                return False
+
+        wait_until(answers, "the server to answer /health", timeout=60)
+        return process, base
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(30)
+        if process.stderr is not None:
+            process.stderr.close()

@@ -6,9 +6,7 @@ from __future__ import annotations
 import signal
 import socket
 import subprocess
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -17,7 +15,6 @@ from typer.testing import CliRunner
 
 from viewfinder.cli.app import build_app
 from viewfinder.codeenv import CodeEnvConfig
-from viewfinder.core.testing import wait_until
 from viewfinder.server import CodingEnv, LocalServer, ServerSettings
 from viewfinder.server.app import check_isolation
 from viewfinder.server.errors import IsolationUnavailableError
@@ -71,53 +68,29 @@ def test_token_and_token_file_together_are_refused(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "is empty" in result.output
 
 
-@contextmanager
-def _serving(*args: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "viewfinder.cli", "serve", "--port", str(port),
-         "--pool-size", "1", "--size", "320x240", *args],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-
-    def up() -> bool:
-        try:
-            return httpx.get(f"{base}/health").status_code in (200, 401)
-        except httpx.HTTPError:
-            return False
-
-    try:
-        wait_until(up, "the server to answer", timeout=60)
-        yield process, base
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(60)
-        if process.stderr is not None:
-            process.stderr.close()
-
-
-def test_a_token_file_keeps_the_token_off_the_command_line(tmp_path: Path) -> None:
+def test_a_token_file_keeps_the_token_off_the_command_line(
+    tmp_path: Path, serve_process: Callable[..., tuple[subprocess.Popen[bytes], str]]
+) -> None:
     secret = "token-from-a-file-1234"
     token_file = tmp_path / "token"
     token_file.write_text(secret + "\n")
     token_file.chmod(0o600)
-    with _serving("--token-file", str(token_file)) as (process, base):
-        assert secret.encode() not in Path(f"/proc/{process.pid}/cmdline").read_bytes()
-        assert httpx.get(f"{base}/health").status_code == 401
-        headers = {"Authorization": f"Bearer {secret}"}
-        assert httpx.get(f"{base}/health", headers=headers).status_code == 200
+    process, base = serve_process("--token-file", str(token_file))
+    assert secret.encode() not in Path(f"/proc/{process.pid}/cmdline").read_bytes()
+    assert httpx.get(f"{base}/health").status_code == 401
+    headers = {"Authorization": f"Bearer {secret}"}
+    assert httpx.get(f"{base}/health", headers=headers).status_code == 200
 
 
-def test_a_token_on_the_command_line_is_warned_about() -> None:
+def test_a_token_on_the_command_line_is_warned_about(
+    serve_process: Callable[..., tuple[subprocess.Popen[bytes], str]],
+) -> None:
     secret = "token-on-the-command-line"
-    with _serving("--token", secret) as (process, base):
-        headers = {"Authorization": f"Bearer {secret}"}
-        assert httpx.get(f"{base}/health", headers=headers).status_code == 200
-        process.send_signal(signal.SIGTERM)
-        process.wait(60)
-        assert process.stderr is not None
-        log = process.stderr.read().decode()
+    process, base = serve_process("--token", secret)
+    headers = {"Authorization": f"Bearer {secret}"}
+    assert httpx.get(f"{base}/health", headers=headers).status_code == 200
+    process.send_signal(signal.SIGTERM)
+    process.wait(60)
+    assert process.stderr is not None
+    log = process.stderr.read().decode()
     assert "warning: a token given with --token is on the command line" in log

@@ -6,53 +6,19 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
-import sys
 import threading
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 
 import httpx
 from websockets.sync.client import connect
 
-from viewfinder.core.testing import child_processes, processes_with_argument, wait_until
+from viewfinder.core.testing import child_processes, processes_with_argument, running, wait_until
 
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextmanager
-def serving() -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """``viewfinder serve`` as a process of its own, answering on loopback."""
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "viewfinder.cli", "serve", "--port", str(port),
-         "--pool-size", "1", "--size", "320x240", "--max-sessions", "4"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-
-    def healthy() -> bool:
-        try:
-            return httpx.get(f"{base}/health").is_success
-        except httpx.HTTPError:
-            return False
-
-    try:
-        wait_until(healthy, "the server to answer /health", timeout=60)
-        yield process, base
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait(30)
-        if process.stderr is not None:
-            process.stderr.close()
+Serve = Callable[..., tuple[subprocess.Popen[bytes], str]]
 
 
 def busy_code(marker: str) -> str:
@@ -63,56 +29,46 @@ def new_marker() -> str:
     return f"{2000 + uuid.uuid4().int % 10**6 / 1000:.3f}"
 
 
-def test_sigterm_cancels_running_steps_and_exits() -> None:
+def test_sigterm_cancels_running_steps_and_exits(serve_process: Serve) -> None:
     ws_marker, http_marker = new_marker(), new_marker()
-    with serving() as (process, base):
-        displays = child_processes("Xvfb", parent=process.pid)
-        with connect(base.replace("http://", "ws://") + "/ws", max_size=None) as ws:
-            ws.send(json.dumps({"type": "reset"}))
-            ws.recv(timeout=60)
-            ws.send(
-                json.dumps(
-                    {"type": "step", "data": {"code": busy_code(ws_marker), "timeout_s": 200}}
-                )
-            )
-            body = {"action": {"code": busy_code(http_marker)}, "timeout_s": 200}
-            http_step = threading.Thread(
-                target=lambda: (
-                    suppress(httpx.HTTPError).__enter__()
-                    or httpx.post(f"{base}/step", json=body, timeout=120)
-                ),
-                daemon=True,
-            )
-            http_step.start()
-            wait_until(
-                lambda: processes_with_argument(ws_marker) and processes_with_argument(http_marker),
-                "both steps to be running",
-            )
-            os.kill(process.pid, signal.SIGTERM)
-            code = process.wait(timeout=60)  # not 200 s: the steps were cancelled
-            log = process.stderr.read().decode() if process.stderr else ""
-            # the session was told why its socket closed
-            with suppress(Exception):
-                while True:
-                    ws.recv(timeout=5)
-        assert code in (0, 128 + signal.SIGTERM), log
-        assert "Application shutdown complete" in log
-        assert not processes_with_argument(ws_marker)
-        assert not processes_with_argument(http_marker)
-        assert displays and not any(alive(pid) for pid in displays)
-        http_step.join(30)
+    process, base = serve_process("--max-sessions", "4")
+    displays = child_processes("Xvfb", parent=process.pid)
+    with connect(base.replace("http://", "ws://") + "/ws", max_size=None) as ws:
+        ws.send(json.dumps({"type": "reset"}))
+        ws.recv(timeout=60)
+        ws.send(
+            json.dumps({"type": "step", "data": {"code": busy_code(ws_marker), "timeout_s": 200}})
+        )
+        body = {"action": {"code": busy_code(http_marker)}, "timeout_s": 200}
+
+        def post() -> None:
+            with suppress(httpx.HTTPError):  # the server goes away under it
+                httpx.post(f"{base}/step", json=body, timeout=120)
+
+        http_step = threading.Thread(target=post, daemon=True)
+        http_step.start()
+        wait_until(
+            lambda: processes_with_argument(ws_marker) and processes_with_argument(http_marker),
+            "both steps to be running",
+        )
+        os.kill(process.pid, signal.SIGTERM)
+        code = process.wait(timeout=60)  # not 200 s: the steps were cancelled
+        log = process.stderr.read().decode() if process.stderr else ""
+        # the session was told why its socket closed
+        with suppress(Exception):
+            while True:
+                ws.recv(timeout=5)
+    assert code in (0, 128 + signal.SIGTERM), log
+    assert "Application shutdown complete" in log
+    assert not processes_with_argument(ws_marker)
+    assert not processes_with_argument(http_marker)
+    assert displays and not any(running(pid) for pid in displays)
+    http_step.join(30)
 
 
-def alive(pid: int) -> bool:
-    """True for a process that runs (a zombie is not running)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def test_a_server_started_after_a_sigkill_removes_what_the_killed_one_left() -> None:
+def test_a_server_started_after_a_sigkill_removes_what_the_killed_one_left(
+    serve_process: Serve,
+) -> None:
     marker = new_marker()
     tag = uuid.uuid4().hex[:12]
     code = (
@@ -122,31 +78,31 @@ def test_a_server_started_after_a_sigkill_removes_what_the_killed_one_left() -> 
         f"open('/dev/shm/left-{tag}', 'w').write('x')\n"
         "print(os.environ['HOME'])\n"
     )
-    with serving() as (killed, base):
-        displays = child_processes("Xvfb", parent=killed.pid)
-        folders = [_fbdir(pid) for pid in displays]
-        with connect(base.replace("http://", "ws://") + "/ws", max_size=None) as ws:
-            ws.send(json.dumps({"type": "reset"}))
-            ws.recv(timeout=60)
-            ws.send(json.dumps({"type": "step", "data": {"code": code}}))
-            observation = json.loads(ws.recv(timeout=60))["data"]["observation"]
-            home = Path(observation["stdout"].strip())
-            killed.kill()
-            killed.wait(30)
+    killed, base = serve_process()
+    displays = child_processes("Xvfb", parent=killed.pid)
+    folders = [_fbdir(pid) for pid in displays]
+    with connect(base.replace("http://", "ws://") + "/ws", max_size=None) as ws:
+        ws.send(json.dumps({"type": "reset"}))
+        ws.recv(timeout=60)
+        ws.send(json.dumps({"type": "step", "data": {"code": code}}))
+        observation = json.loads(ws.recv(timeout=60))["data"]["observation"]
+        home = Path(observation["stdout"].strip())
+        killed.kill()
+        killed.wait(30)
     # what the session wrote to /tmp and /dev/shm never reached the machine's: they
     # were its own private tmpfs (see the codeenv's isolation)
     assert not Path(f"/tmp/left-{tag}").exists() and not Path(f"/dev/shm/left-{tag}").exists()
     left = [home, *folders]
     # what a SIGKILL leaves: the daemon, the displays, the home and the display folders
     assert processes_with_argument(marker)
-    assert displays and all(alive(pid) for pid in displays)
+    assert displays and all(running(pid) for pid in displays)
     assert all(path.exists() for path in left), [str(path) for path in left]
-    with serving() as (process, _):
-        assert not processes_with_argument(marker)
-        assert not any(alive(pid) for pid in displays)
-        assert not any(path.exists() for path in left), [str(p) for p in left if p.exists()]
-        os.kill(process.pid, signal.SIGTERM)
-        process.wait(60)
+    process, _ = serve_process()
+    assert not processes_with_argument(marker)
+    assert not any(running(pid) for pid in displays)
+    assert not any(path.exists() for path in left), [str(p) for p in left if p.exists()]
+    os.kill(process.pid, signal.SIGTERM)
+    process.wait(60)
 
 
 def _fbdir(pid: int) -> Path:

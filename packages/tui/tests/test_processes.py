@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from viewfinder.core import ViewfinderError
+from viewfinder.core.testing import running
 from viewfinder.tui import (
     CommandNotFoundError,
     DuplicateProcessError,
@@ -30,15 +31,6 @@ PY = sys.executable
 
 def python(code: str) -> list[str]:
     return ["-u", "-c", textwrap.dedent(code)]
-
-
-def alive(pid: int) -> bool:
-    """True when ``pid`` runs (a zombie does not count)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 async def output_lines(processes: ProcessManager, process_id: str, count: int) -> list[str]:
@@ -127,7 +119,7 @@ async def test_process_ignoring_sigterm_is_killed_after_the_timeout(
     await output_lines(processes, "stubborn", 1)  # the handler is installed now
     final = await processes.kill("stubborn", timeout=0.3)
     assert final.killed and final.exit_code == -9 and final.status == "killed"
-    assert not alive(info.pid)
+    assert not running(info.pid)
 
 
 async def test_polite_process_ends_on_sigterm(processes: ProcessManager) -> None:
@@ -152,7 +144,7 @@ SPAWNS_CHILDREN = """
 async def children_of(processes: ProcessManager, process_id: str) -> list[int]:
     (line,) = await output_lines(processes, process_id, 1)
     pids = [int(pid) for pid in line.split()]
-    assert len(pids) == 4 and all(alive(pid) for pid in pids)
+    assert len(pids) == 4 and all(running(pid) for pid in pids)
     return pids
 
 
@@ -160,7 +152,7 @@ async def test_kill_leaves_no_child_behind(processes: ProcessManager) -> None:
     info = await processes.spawn(PY, python(SPAWNS_CHILDREN), process_id="parent")
     children = await children_of(processes, "parent")
     await processes.kill("parent", timeout=0.5)
-    assert not any(alive(pid) for pid in [info.pid, *children])
+    assert not any(running(pid) for pid in [info.pid, *children])
     assert group_members(info.pid) == []
 
 
@@ -171,7 +163,7 @@ async def test_kill_all_leaves_no_child_behind(processes: ProcessManager) -> Non
     killed = await processes.kill_all(timeout=0.5)
     assert sorted(info.id for info in killed) == ["1", "2", "3", "plain"]
     assert all(info.killed and not info.running for info in killed)
-    assert not any(alive(pid) for pid in children + [parent.pid for parent in parents])
+    assert not any(running(pid) for pid in children + [parent.pid for parent in parents])
 
 
 async def test_children_holding_the_pipes_after_their_parent_exited(
@@ -182,9 +174,9 @@ async def test_children_holding_the_pipes_after_their_parent_exited(
     info = await processes.wait("p", timeout=20)
     assert info.exit_code == 0
     (orphan,) = [int(line.text) for line in processes.logs("p")]
-    assert alive(orphan)
+    assert running(orphan)
     await processes.kill_all()
-    assert not alive(orphan) and group_members(info.pid) == []
+    assert not running(orphan) and group_members(info.pid) == []
 
 
 async def test_many_spawn_kill_cycles_leave_no_zombie_or_orphan(

@@ -200,3 +200,12 @@ def processes_with_argument(argument: str) -> set[int]:
         if wanted in arguments and state != "Z":
             found.add(int(entry.name))
     return found
+
+
+def running(pid: int) -> bool:
+    """True when process ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"

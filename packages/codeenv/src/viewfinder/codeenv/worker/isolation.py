@@ -187,45 +187,44 @@ def _under(path: str, tops: tuple[str, ...]) -> bool:
     return any(path == top or path.startswith(top + "/") for top in tops)
 
 
-def _blocking_folders(paths: list[str]) -> list[str]:
-    """Folders on the way to ``paths`` that others may not enter, outermost first
-    (those under the private tops are bound back whole, and need nothing)."""
+def _on_the_way(path: str) -> list[tuple[str, bool]]:
+    """The folders from ``/`` down to ``path`` (itself included), each with whether
+    others may enter it (False too for one that cannot be looked at)."""
+    parts = Path(path).parts
     found = []
+    for depth in range(1, len(parts)):
+        folder = str(Path(*parts[: depth + 1]))
+        try:
+            enterable = bool(os.stat(folder).st_mode & stat.S_IXOTH)
+        except OSError:
+            enterable = False
+        found.append((folder, enterable))
+    return found
+
+
+def _blocking_folders(paths: list[str]) -> list[str]:
+    """The first folder on the way to each of ``paths`` (not the path itself) that
+    others may not enter, outermost first. Paths under the private tops are bound back
+    whole and need nothing."""
+    found: list[str] = []
     for path in paths:
         if _under(path, SHARED_TOPS):
             continue
-        parts = Path(path).parts
-        for depth in range(1, len(parts)):
-            folder = str(Path(*parts[: depth + 1]))
-            if folder == path:
-                break
-            try:
-                mode = os.stat(folder).st_mode
-            except OSError:
-                break
-            if not mode & stat.S_IXOTH and folder not in found:
-                found.append(folder)
-                break
+        blocked = [folder for folder, enterable in _on_the_way(path)[:-1] if not enterable]
+        if blocked and blocked[0] not in found:
+            found.append(blocked[0])
     return sorted(found, key=lambda folder: folder.count("/"))
 
 
 def reachable_after(masks: list[str], paths: list[str]) -> bool:
     """Whether, with ``masks`` replaced, every folder on the way to ``paths`` (and each
     path itself) may be entered by others: then no capability is needed to read them."""
-    for path in paths:
-        if _under(path, SHARED_TOPS):
-            continue
-        parts = Path(path).parts
-        for depth in range(1, len(parts)):
-            folder = str(Path(*parts[: depth + 1]))
-            if folder in masks:
-                continue
-            try:
-                if not os.stat(folder).st_mode & stat.S_IXOTH:
-                    return False
-            except OSError:
-                return False
-    return True
+    return all(
+        enterable or folder in masks
+        for path in paths
+        if not _under(path, SHARED_TOPS)
+        for folder, enterable in _on_the_way(path)
+    )
 
 
 def _children(mask: str, paths: list[str]) -> list[str]:
