@@ -2,8 +2,8 @@
 
     uv run python benchmarks/isolation.py [--rounds N] [--out FILE]
 
-Two code environments on one warm display pool, one with isolation (a mount and network
-namespace per worker, private /tmp, hidepid /proc) and one without, measured
+Two code environments on one warm display pool, one with isolation (each worker in
+bubblewrap: PID, mount and network namespaces, private /tmp) and one without, measured
 interleaved: a reset (a fresh worker on a warm display), a step's overhead (``x = 1``),
 a step that opens a Tk window and captures it, and the memory of a session's worker.
 The targets: reset within 1.5x of isolation off, step overhead within 0.5 ms of it.
@@ -118,8 +118,8 @@ def report(samples: dict[str, dict[str, list[float]]], rounds: int, reported: ob
         lines.append(f"| {name} | {number.format(on)} | {number.format(off)} | {delta} |")
     lines += [
         "",
-        "Isolation on: a mount and a network namespace per worker, a private /tmp "
-        "(tmpfs, 512 MiB), /proc with hidepid, loopback only, and no capability kept "
+        "Isolation on: each worker in bubblewrap (PID, mount and network namespaces), a "
+        "private /tmp (tmpfs, 512 MiB), loopback only, and no capability kept "
         f"(the worker said: `{reported}`). Targets: reset within 1.5x of off, step "
         "overhead within 0.5 ms.",
     ]

@@ -33,7 +33,7 @@ from viewfinder.codeenv.errors import WorkerStartError
 from viewfinder.codeenv.font_cache import shared_font_cache
 from viewfinder.codeenv.output import OutputStream, StreamText
 from viewfinder.codeenv.sandbox_users import SandboxUsers, UidLease, shared_users
-from viewfinder.codeenv.worker import protocol
+from viewfinder.codeenv.worker import isolation, protocol
 from viewfinder.core.errors import DisplayGoneError
 from viewfinder.core.geometry import Region
 from viewfinder.core.screenshot import Screenshot
@@ -124,6 +124,9 @@ class WorkerProcess:
         self._token = secrets.token_hex(8)
         self._lost: str | None = None
         self._cancelled: str | None = None
+        self._isolation: dict[str, Any] | None = None
+        #: The worker's own pid when bubblewrap stands between it and us.
+        self._worker_pid: int | None = None
         try:
             self._start(users)
         except BaseException:
@@ -134,6 +137,9 @@ class WorkerProcess:
 
     @property
     def pid(self) -> int | None:
+        """The worker's process id (inside bubblewrap, the worker's, not bwrap's)."""
+        if self._worker_pid is not None:
+            return self._worker_pid
         return self._process.pid if self._process is not None else None
 
     @property
@@ -209,10 +215,12 @@ class WorkerProcess:
             with contextlib.suppress(OSError, AttributeError):
                 xvfb_fd = os.pidfd_open(self.display.pid)
                 inherited.append(xvfb_fd)
+        argv = [sys.executable, "-m", "viewfinder.codeenv.worker", str(command_r), str(result_w)]
+        argv = self._isolated(argv)
         try:
             self._process = _spawner.submit(
                 subprocess.Popen,
-                [sys.executable, "-m", "viewfinder.codeenv.worker", str(command_r), str(result_w)],
+                argv,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -234,7 +242,7 @@ class WorkerProcess:
             "open_files": self.config.open_files,
             "uid": self.uid,
             "keep_read_access": self.uid is not None and not interpreter_world_readable(),
-            "isolation": self._isolation_plan(),
+            "isolation": self._isolation,
         }
         start = {
             "type": "start",
@@ -256,19 +264,36 @@ class WorkerProcess:
         if ready is None:
             raise WorkerStartError(self._start_failure("it did not get ready"))
         self.ready_info = ready.header
+        if self._isolation is not None and "error" not in self._isolation:
+            self._worker_pid = self._find_worker_pid()
 
-    def _isolation_plan(self) -> dict[str, Any] | None:
-        """What the worker isolates itself with (see worker/isolation.py); None: not."""
+    def _isolated(self, argv: list[str]) -> list[str]:
+        """``argv`` started inside bubblewrap (see worker/isolation.py) when the settings
+        ask for isolation and this worker has a user of its own; as it is otherwise."""
+        self._isolation = None
         if not self.config.isolation or self.uid is None:
-            return None  # only a worker started as root, for a user of its own, can
+            return argv  # only a worker started as root, for a user of its own, can be
         number = self.display.number if self.display is not None else None
-        return {
+        plan = {
             "keep": [str(self._home)] if self._home is not None else [],
             "display_socket": f"/tmp/.X11-unix/X{number}" if number is not None else None,
             "tmp_bytes": self.config.tmp_size_mb * MiB,
             "network": self.config.session_network,
-            "required": self.config.require_isolation,
         }
+        try:
+            words, self._isolation = isolation.command(plan)
+        except isolation.IsolationError as exc:
+            if self.config.require_isolation:
+                raise WorkerStartError(f"the session cannot be isolated: {exc}") from exc
+            self._isolation = {"error": str(exc)}
+            return argv
+        return [*words, *argv]
+
+    def _find_worker_pid(self) -> int | None:
+        """The pid (as we see it) of the worker bubblewrap started: the one process of
+        the session's user id, which has run no code yet."""
+        found = [info.pid for info in process_tree.living(uid=self.uid)]
+        return found[0] if len(found) == 1 else None
 
     def _environment(self) -> dict[str, str]:
         # Built from scratch: nothing of ours (a server token, ...) reaches the code.
@@ -491,6 +516,8 @@ class WorkerProcess:
             code = self._process.wait(timeout=wait)
         except subprocess.TimeoutExpired:
             return -9
+        if self._worker_pid is not None and code > 128:
+            return 128 - code  # bubblewrap says 128 + N for a worker killed by signal N
         return code
 
     def _drain(self) -> None:

@@ -71,7 +71,8 @@ class Limits:
         self.open_files = open_files
         self.uid = uid
         self.keep_read_access = keep_read_access
-        #: What :func:`viewfinder.codeenv.worker.isolation.isolate` gets; None: not isolated.
+        #: What isolates the worker (the report of
+        #: :func:`viewfinder.codeenv.worker.isolation.command`); None: nothing.
         self.isolation = isolation
 
     @classmethod
@@ -146,18 +147,11 @@ def confine(limits: Limits) -> dict[str, Any]:
     switched = False
     isolated: dict[str, Any] | None = None
     keep_read_access = limits.keep_read_access
-    if limits.isolation is not None and os.geteuid() == 0:
-        from viewfinder.codeenv.worker import isolation
-
-        try:
-            isolated = isolation.isolate(limits.isolation)
-        except OSError as exc:
-            if limits.isolation.get("required"):
-                raise
-            isolated = {"error": str(exc)}
-        else:
-            # the interpreter is now reachable without privileges: keep none
-            keep_read_access = keep_read_access and not isolated["interpreter_reachable"]
+    if limits.isolation is not None:
+        # started inside bubblewrap by the parent (see isolation.py): say what it did
+        isolated = dict(limits.isolation)
+        if isolated.get("interpreter_reachable"):
+            keep_read_access = False  # the interpreter is reachable without privileges
     if limits.uid is not None and os.geteuid() == 0:
         _switch_user(libc, limits.uid, keep_read_access)
         switched = True

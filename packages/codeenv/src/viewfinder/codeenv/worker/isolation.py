@@ -1,19 +1,18 @@
-"""The worker walls itself off from other sessions before it runs any code (Linux, root).
+"""Sessions walled off from each other with bubblewrap (Linux, the server run as root).
 
-Run as root, before the switch to the session's user (:mod:`.confinement`), in a mount
-namespace and (by default) a network namespace of the worker's own:
+Each worker is started inside ``bwrap`` (:func:`command`), in a PID, mount and (by
+default) network namespace of its own:
 
-- **Files**: ``/tmp`` is a private tmpfs with a size limit, and ``/dev/shm`` and
-  ``/var/tmp`` are folders of it, so a session sees none of another's files there and
-  cannot fill the disk the others share. Only what the session needs is bound back in:
-  its home, the socket of its own X display, and the parts of the Python installation
-  that lived there.
+- **Files**: ``/tmp``, ``/dev/shm`` and ``/var/tmp`` are private tmpfs with a size
+  limit, so a session sees none of another's files there and cannot fill the disk the
+  others share. Only what the session needs is bound back in: its home, the socket of
+  its own X display, and the parts of the Python installation that lived there.
 - **Screen**: with only its own display's socket in ``/tmp/.X11-unix`` and no network
-  (abstract X sockets belong to the network namespace), a session cannot connect to
-  another's display.
-- **Processes**: ``/proc`` is mounted again with ``hidepid=invisible``: the session
-  sees its own processes only (each session has a user id of its own), not another
-  session's command lines, nor the server's.
+  (abstract X sockets belong to the network namespace), a session cannot even reach
+  another's display, which would refuse its user id anyway (:mod:`viewfinder.xvfb.access`).
+- **Processes**: a PID namespace with its own ``/proc``: the session sees its own
+  processes only, not another session's command lines, nor the server's; and every
+  process of it ends with the worker (the namespace's init ends them).
 - **Network**: a network namespace with nothing but its own loopback; ``network="host"``
   keeps the machine's.
 - **Reading the interpreter**: where Python lives under a folder only root may enter
@@ -21,154 +20,111 @@ namespace and (by default) a network namespace of the worker's own:
   the installation, so the session needs no capability to read it (and so can read no
   one else's files).
 
-Standard library only: this runs before the code, at every worker start.
+bubblewrap (Debian's ``bubblewrap``, installed by ``make setup``) does the namespaces
+and mounts; this module only says which. The worker then confines itself
+(:mod:`.confinement`): limits, and the switch to the session's user id.
 """
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import fcntl
-import json
 import os
-import socket
+import shutil
 import stat
-import struct
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-_CLONE_NEWNS = 0x00020000
-_CLONE_NEWNET = 0x40000000
-_MS_NOSUID = 2
-_MS_NODEV = 4
-_MS_NOEXEC = 8
-_MS_REMOUNT = 32
-_MS_BIND = 4096
-_MS_REC = 16384
-_MS_PRIVATE = 1 << 18
-_MS_RDONLY = 1
-_SIOCGIFFLAGS = 0x8913
-_SIOCSIFFLAGS = 0x8914
-_IFF_UP = 0x1
-_O_PATH = getattr(os, "O_PATH", 0o10000000)
-
 #: The folders every process may write to; private to the session once isolated.
 SHARED_TOPS = ("/tmp", "/dev/shm", "/var/tmp")
+#: The bubblewrap program.
+BWRAP = "bwrap"
+INSTALL_HINT = "install bubblewrap (`apt-get install bubblewrap`, or `make setup`)"
 
 
-class _Mounter:
-    def __init__(self) -> None:
-        self.libc = ctypes.CDLL(None, use_errno=True)
-        self.libc.mount.argtypes = [
-            ctypes.c_char_p,
-            ctypes.c_char_p,
-            ctypes.c_char_p,
-            ctypes.c_ulong,
-            ctypes.c_char_p,
-        ]
-
-    def mount(
-        self, source: str | None, target: str, kind: str | None, flags: int, data: str | None
-    ) -> None:
-        result = self.libc.mount(
-            source.encode() if source is not None else None,
-            target.encode(),
-            kind.encode() if kind is not None else None,
-            flags,
-            data.encode() if data is not None else None,
-        )
-        if result != 0:
-            errno = ctypes.get_errno()
-            raise OSError(errno, f"mount {target}: {os.strerror(errno)}")
-
-    def unshare(self, flags: int) -> None:
-        if self.libc.unshare(flags) != 0:
-            errno = ctypes.get_errno()
-            raise OSError(errno, f"unshare: {os.strerror(errno)}")
+class IsolationError(OSError):
+    """Sessions cannot be isolated here: no bubblewrap, or a kernel that refuses."""
 
 
-def isolate(plan: dict[str, Any]) -> dict[str, Any]:
-    """Apply ``plan`` (``keep``: paths to leave visible, ``display_socket``,
-    ``tmp_bytes``, ``network``: ``"none"`` or ``"host"``); return what was done.
+def command(plan: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+    """The ``bwrap ... --`` words that start a worker isolated as ``plan`` says
+    (``keep``: paths to leave visible, ``display_socket``, ``tmp_bytes``, ``network``:
+    ``"none"`` or ``"host"``), and the report of what they do.
 
-    Raises ``OSError`` when the kernel refuses (no privileges, no namespaces).
+    Raises :class:`IsolationError` when bubblewrap is not installed.
     """
-    mounter = _Mounter()
+    binary = shutil.which(BWRAP)
+    if binary is None:
+        raise IsolationError(f"bubblewrap is not installed: {INSTALL_HINT}")
     network = plan.get("network", "none")
-    mounter.unshare(_CLONE_NEWNS | (_CLONE_NEWNET if network == "none" else 0))
-    mounter.mount(None, "/", None, _MS_REC | _MS_PRIVATE, None)
+    size = int(plan.get("tmp_bytes", 512 * 1024 * 1024))
     keep = [os.path.realpath(path) for path in plan.get("keep", []) if os.path.lexists(path)]
     # the home is writable, even where it is also on sys.path (the worker's folder)
     needed = [path for path in _interpreter_paths() if path not in keep]
+    masks = _blocking_folders(needed)
+    words = [
+        binary,
+        "--die-with-parent",
+        "--unshare-pid",
+        "--dev-bind",
+        "/",
+        "/",
+        "--proc",
+        "/proc",
+    ]
+    if network == "none":
+        words.append("--unshare-net")
+    for top in SHARED_TOPS:
+        if os.path.isdir(top):
+            words += ["--perms", "1777", "--size", str(size), "--tmpfs", top]
+    for mask in masks:
+        words += ["--perms", "0755", "--tmpfs", mask]
+        for child in _children(mask, needed):
+            words += ["--ro-bind", child, child]
+    words += [
+        arg for path in needed if _under(path, SHARED_TOPS) for arg in ("--ro-bind", path, path)
+    ]
     socket_path = plan.get("display_socket")
     if socket_path and os.path.exists(socket_path):
         keep.append(socket_path)
-    keep += [path for path in needed if _under(path, SHARED_TOPS)]
-    masks = _blocking_folders(needed)
-    # Everything to bind back is opened before anything is covered.
-    reopen: dict[str, int] = {}
-    for path in [*keep, *(child for mask in masks for child in _children(mask, needed))]:
-        if path not in reopen:
-            reopen[path] = os.open(path, _O_PATH | os.O_CLOEXEC)
-    try:
-        size = int(plan.get("tmp_bytes", 512 * 1024 * 1024))
-        mounter.mount("tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, f"size={size},mode=1777")
-        for top in SHARED_TOPS[1:]:
-            if os.path.isdir(top):
-                inside = f"/tmp/.{top.strip('/').replace('/', '-')}"
-                os.mkdir(inside)
-                os.chmod(inside, 0o1777)
-                mounter.mount(inside, top, None, _MS_BIND, None)
-        for mask in masks:
-            mounter.mount("tmpfs", mask, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,mode=0755")
-            for child in _children(mask, needed):
-                _bind(mounter, reopen[child], child, read_only=True)
-        for path in keep:
-            _bind(mounter, reopen[path], path, read_only=path in needed)
-    finally:
-        for fd in reopen.values():
-            os.close(fd)
-    hidden = _remount_proc(mounter)
-    if network == "none":
-        _loopback_up()
-    return {
+    for path in keep:
+        parent = os.path.dirname(path)
+        if parent not in SHARED_TOPS:  # made by bwrap for the bind: enterable by the session
+            words += ["--perms", "0755", "--dir", parent]
+        words += ["--bind", path, path]
+    report = {
+        "via": "bubblewrap",
         "private_tmp_bytes": size,
-        "processes_hidden": hidden,
+        "processes_hidden": True,
         "network": network,
         "masked": masks,
         "interpreter_reachable": reachable_after(masks, needed),
     }
+    return [*words, "--"], report
 
 
-def _bind(mounter: _Mounter, fd: int, path: str, *, read_only: bool) -> None:
-    """Make ``path`` (in the new, empty tree) show what ``fd`` pointed at before."""
-    if stat.S_ISDIR(os.fstat(fd).st_mode):
-        os.makedirs(path, exist_ok=True)
-    else:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with contextlib.suppress(FileExistsError):
-            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
-    mounter.mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND | _MS_REC, None)
-    if read_only:
-        mounter.mount(None, path, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY, None)
-
-
-def _remount_proc(mounter: _Mounter) -> bool:
-    for option in ("hidepid=invisible", "hidepid=2"):
-        try:
-            mounter.mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, option)
-        except OSError:
-            continue
-        return True
-    return False
-
-
-def _loopback_up() -> None:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        request = struct.pack("16sH14x", b"lo", 0)
-        flags = struct.unpack("16sH14x", fcntl.ioctl(probe, _SIOCGIFFLAGS, request))[1]
-        fcntl.ioctl(probe, _SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | _IFF_UP))
+def probe(timeout: float = 10.0) -> dict[str, Any]:
+    """Which protections this machine allows, tried once with ``bwrap ... true``:
+    ``{"available": bool, "missing": [...], "reason": str | None}``."""
+    everything = ["files", "processes", "network"]
+    if not sys.platform.startswith("linux"):
+        return {"available": False, "missing": everything,
+                "reason": "session isolation needs Linux namespaces"}  # fmt: skip
+    if os.geteuid() != 0:
+        return {"available": False, "missing": everything,
+                "reason": "session isolation needs the server to run as root "
+                "(it gives each session a user id and namespaces of its own)"}  # fmt: skip
+    try:
+        words, _ = command({"tmp_bytes": 1024 * 1024})
+        done = subprocess.run(
+            [*words, "true"], capture_output=True, text=True, timeout=timeout, check=False
+        )
+    except (IsolationError, OSError, subprocess.TimeoutExpired) as exc:
+        return {"available": False, "missing": everything, "reason": str(exc)}
+    if done.returncode != 0:
+        reason = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "it failed"
+        return {"available": False, "missing": everything, "reason": f"bwrap: {reason}"}
+    return {"available": True, "missing": [], "reason": None}
 
 
 def _interpreter_paths() -> list[str]:
@@ -234,42 +190,3 @@ def _children(mask: str, paths: list[str]) -> list[str]:
         if path.startswith(mask + "/"):
             children.add(mask + "/" + path[len(mask) + 1 :].split("/", 1)[0])
     return sorted(children)
-
-
-def probe() -> dict[str, Any]:
-    """Which protections this machine allows, tried in a child process that exits at
-    once: ``{"available": bool, "missing": [...], "reason": str | None}``."""
-    if not sys.platform.startswith("linux"):
-        return {"available": False, "missing": ["files", "processes", "network"],
-                "reason": "session isolation needs Linux namespaces"}  # fmt: skip
-    if os.geteuid() != 0:
-        return {"available": False, "missing": ["files", "processes", "network"],
-                "reason": "session isolation needs the server to run as root "
-                "(it gives each session a user id and namespaces of its own)"}  # fmt: skip
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: try it all, say how far it got
-        os.close(read_fd)
-        answer: dict[str, Any] = {"missing": [], "reason": None}
-        try:
-            mounter = _Mounter()
-            mounter.unshare(_CLONE_NEWNS | _CLONE_NEWNET)
-            mounter.mount(None, "/", None, _MS_REC | _MS_PRIVATE, None)
-            mounter.mount("tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m")
-            if not _remount_proc(mounter):
-                answer["missing"].append("processes")
-                answer["reason"] = "/proc cannot be mounted with hidepid"
-        except OSError as exc:
-            answer = {"missing": ["files", "processes", "network"], "reason": str(exc)}
-        os.write(write_fd, json.dumps(answer).encode())
-        os._exit(0)
-    os.close(write_fd)
-    with os.fdopen(read_fd, "rb") as pipe:
-        data = pipe.read()
-    os.waitpid(pid, 0)
-    try:
-        answer = json.loads(data)
-    except ValueError:
-        answer = {"missing": ["files", "processes", "network"], "reason": "the probe failed"}
-    answer["available"] = not answer["missing"]
-    return answer
