@@ -12,11 +12,13 @@ import os
 import socket
 import subprocess
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from PIL import Image
 
 from viewfinder.codeenv import CodeAction, CodeEnvConfig, CodeEnvironment
+from viewfinder.codeenv.worker import isolation
 from viewfinder.xvfb import DisplayPool, access
 
 A_SETUP = """
@@ -227,3 +229,28 @@ def test_a_display_lent_again_admits_only_its_new_session(
         finally:
             second.close()
         assert access.admitted(name) == ["SI:localuser:#0"]  # back in the pool: owner only
+
+
+def test_an_installation_under_tmp_is_reachable_by_the_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a checkout cloned under /tmp (as CI does) has its venv there: bound into the
+    # private /tmp, through folders the session's user may enter
+    assert str(tmp_path).startswith("/tmp/")
+    installed = tmp_path / "clone" / ".venv" / "lib"
+    installed.mkdir(parents=True)
+    (installed / "module.py").write_text("found = True\n")
+    for folder in (tmp_path, tmp_path / "clone", tmp_path / "clone" / ".venv", installed):
+        folder.chmod(0o755)
+    (installed / "module.py").chmod(0o644)
+    monkeypatch.setattr(isolation, "_interpreter_paths", lambda: [str(installed)])
+    words, report = isolation.command({"tmp_bytes": 1 << 20})
+
+    # bwrap runs as root, the session as a user of its own inside (as a worker does)
+    as_session = ["setpriv", "--reuid", "64999", "--regid", "64999", "--clear-groups"]
+    done = subprocess.run(
+        [*words, *as_session, "cat", str(installed / "module.py")],
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert done.stdout == "found = True\n", done.stderr
+    assert report["via"] == "bubblewrap"

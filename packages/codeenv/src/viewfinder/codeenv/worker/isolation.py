@@ -81,16 +81,20 @@ def command(plan: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
         words += ["--perms", "0755", "--tmpfs", mask]
         for child in _children(mask, needed):
             words += ["--ro-bind", child, child]
-    words += [
-        arg for path in needed if _under(path, SHARED_TOPS) for arg in ("--ro-bind", path, path)
-    ]
+    hidden = [path for path in needed if _under(path, SHARED_TOPS)]
+    # one bind for a folder and what is in it (a venv and its site-packages)
+    hidden = [path for path in hidden if not any(_inside(path, other) for other in hidden)]
     socket_path = plan.get("display_socket")
     if socket_path and os.path.exists(socket_path):
         keep.append(socket_path)
+    # bwrap makes the folders on the way to a bind for root alone: made here first, so
+    # the session (another user) can go through them
+    for folder in sorted(
+        {above for path in [*hidden, *keep] for above in _folders_below_top(path)}
+    ):
+        words += ["--perms", "0755", "--dir", folder]
+    words += [arg for path in hidden for arg in ("--ro-bind", path, path)]
     for path in keep:
-        parent = os.path.dirname(path)
-        if parent not in SHARED_TOPS:  # made by bwrap for the bind: enterable by the session
-            words += ["--perms", "0755", "--dir", parent]
         words += ["--bind", path, path]
     report = {
         "via": "bubblewrap",
@@ -137,6 +141,22 @@ def _interpreter_paths() -> list[str]:
     paths.add(str(Path(viewfinder.codeenv.__file__).resolve().parents[2]))
     paths.update(entry for entry in sys.path if entry and os.path.isdir(entry))
     return sorted(os.path.realpath(path) for path in paths if os.path.isdir(path))
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether ``path`` is strictly inside ``folder``."""
+    return path.startswith(folder + "/")
+
+
+def _folders_below_top(path: str) -> list[str]:
+    """The folders between the private top that ``path`` is under and ``path`` itself."""
+    top = next((top for top in SHARED_TOPS if _under(path, (top,))), None)
+    folders = []
+    folder = os.path.dirname(path)
+    while top is not None and _inside(folder, top):
+        folders.append(folder)
+        folder = os.path.dirname(folder)
+    return folders
 
 
 def _under(path: str, tops: tuple[str, ...]) -> bool:
