@@ -249,7 +249,7 @@ class CodeEnvironment:
         kept: list[str] = []
         dropped = list(run.dropped)  # left out by the worker as they came
         for capture in reversed(run.captures):
-            size = (len(capture.screenshot.data) + 2) // 3 * 4
+            size = capture.b64_size
             if size <= room:
                 kept.append(capture.screenshot.b64())
                 room -= size + 4

@@ -59,6 +59,11 @@ class Capture:
     legacy: bool
     window: int | None
 
+    @property
+    def b64_size(self) -> int:
+        """Characters the capture takes as base64 (what it costs in an observation)."""
+        return (len(self.screenshot.data) + 2) // 3 * 4
+
 
 @dataclass
 class StepRun:
@@ -134,6 +139,11 @@ class WorkerProcess:
             raise
 
     # -- facts --------------------------------------------------------------------------
+
+    @property
+    def sandboxed(self) -> bool:
+        """True when the worker runs inside bubblewrap (see worker/isolation.py)."""
+        return self._isolation is not None and "error" not in self._isolation
 
     @property
     def pid(self) -> int | None:
@@ -264,7 +274,7 @@ class WorkerProcess:
         if ready is None:
             raise WorkerStartError(self._start_failure("it did not get ready"))
         self.ready_info = ready.header
-        if self._isolation is not None and "error" not in self._isolation:
+        if self.sandboxed:
             self._worker_pid = self._find_worker_pid()
 
     def _isolated(self, argv: list[str]) -> list[str]:
@@ -410,10 +420,10 @@ class WorkerProcess:
                         if frame.kind == "capture":
                             capture = self._receive_capture(frame)
                             captures.append(capture)
-                            held += _b64_size(capture)
+                            held += capture.b64_size
                             while held > self.config.observation_bytes and len(captures) > 1:
                                 oldest = captures.popleft()
-                                held -= _b64_size(oldest)
+                                held -= oldest.b64_size
                                 dropped.append(oldest.index)
                         elif frame.kind == "done":
                             done, done_at = frame.header, time.monotonic()
@@ -516,7 +526,7 @@ class WorkerProcess:
             code = self._process.wait(timeout=wait)
         except subprocess.TimeoutExpired:
             return -9
-        if self._worker_pid is not None and code > 128:
+        if self.sandboxed and code > 128:
             return 128 - code  # bubblewrap says 128 + N for a worker killed by signal N
         return code
 
@@ -604,10 +614,6 @@ class WorkerProcess:
         if self._home is not None and self._given_home is None:
             shutil.rmtree(self._home, ignore_errors=True)
         self._home = None
-
-
-def _b64_size(capture: Capture) -> int:
-    return (len(capture.screenshot.data) + 2) // 3 * 4
 
 
 def _chown_tree(root: Path, uid: int) -> None:

@@ -27,6 +27,7 @@ and mounts; this module only says which. The worker then confines itself
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import stat
@@ -107,8 +108,10 @@ def command(plan: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
     return [*words, "--"], report
 
 
+@functools.cache
 def probe(timeout: float = 10.0) -> dict[str, Any]:
-    """Which protections this machine allows, tried once with ``bwrap ... true``:
+    """Which protections this machine allows, tried once with ``bwrap ... true`` (and
+    remembered: the answer does not change while the process runs):
     ``{"available": bool, "missing": [...], "reason": str | None}``."""
     everything = ["files", "processes", "network"]
     if not sys.platform.startswith("linux"):
@@ -131,6 +134,7 @@ def probe(timeout: float = 10.0) -> dict[str, Any]:
     return {"available": True, "missing": [], "reason": None}
 
 
+@functools.cache
 def _interpreter_paths() -> list[str]:
     """The folders the worker and the code's imports read: the installation, its
     packages, viewfinder itself."""
