@@ -7,6 +7,7 @@ repository: every command's --help, a capture of a real display and an `exec`.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -134,3 +135,32 @@ def test_an_installed_exec_runs_code_and_captures(installed: Path, tmp_path: Pat
 
     shot = Screenshot.from_file(tmp_path / "run" / "capture-001.png")
     assert shot.pixel(100, 50) == (0, 255, 0)
+
+
+def test_an_installed_code_env_runs_isolated(installed: Path, tmp_path: Path) -> None:
+    # the installed venv lives under /tmp, where each session has a private tmpfs: the
+    # installation must still be reachable by the session's user, inside bubblewrap
+    assert os.geteuid() == 0, "sandbox users need root, as CI has"
+    script = tmp_path / "session.py"
+    script.write_text(
+        "import json\n"
+        "from viewfinder.codeenv import CodeAction, CodeEnvConfig, CodeEnvironment\n"
+        "with CodeEnvironment(CodeEnvConfig(width=320, height=200)) as env:\n"
+        "    env.reset()\n"
+        "    code = ('import tkinter as tk\\nroot = tk.Tk()\\n'\n"
+        "            \"root.geometry('200x100+0+0')\\n\"\n"
+        "            \"tk.Frame(root, bg='#00ff00', width=200, height=100).pack()\\n\"\n"
+        "            'root.update()\\ncapture_screenshot()\\nprint(\"drawn\")')\n"
+        "    obs = env.step(CodeAction(code=code, timeout_s=60))\n"
+        "    isolation = env.worker.ready_info['isolation']\n"
+        "    print(json.dumps([obs.stdout, obs.stderr, len(obs.screenshots), isolation]))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    done = subprocess.run(
+        [str(installed / "python"), str(script)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    stdout, stderr, captures, isolation = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (stdout, captures) == ("drawn\n", 1), stderr
+    assert isolation["via"] == "bubblewrap" and isolation["network"] == "none"

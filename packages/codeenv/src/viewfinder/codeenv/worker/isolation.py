@@ -90,9 +90,8 @@ def command(plan: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
         keep.append(socket_path)
     # bwrap makes the folders on the way to a bind for root alone: made here first, so
     # the session (another user) can go through them
-    for folder in sorted(
-        {above for path in [*hidden, *keep] for above in _folders_below_top(path)}
-    ):
+    made = sorted({above for path in [*hidden, *keep] for above in _folders_below_top(path)})
+    for folder in made:
         words += ["--perms", "0755", "--dir", folder]
     words += [arg for path in hidden for arg in ("--ro-bind", path, path)]
     for path in keep:
@@ -103,7 +102,7 @@ def command(plan: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
         "processes_hidden": True,
         "network": network,
         "masked": masks,
-        "interpreter_reachable": reachable_after(masks, needed),
+        "interpreter_reachable": reachable_after([*masks, *made], needed),
     }
     return [*words, "--"], report
 
@@ -196,14 +195,13 @@ def _blocking_folders(paths: list[str]) -> list[str]:
     return sorted(found, key=lambda folder: folder.count("/"))
 
 
-def reachable_after(masks: list[str], paths: list[str]) -> bool:
-    """Whether, with ``masks`` replaced, every folder on the way to ``paths`` (and each
-    path itself) may be entered by others: then no capability is needed to read them."""
+def reachable_after(replaced: list[str], paths: list[str]) -> bool:
+    """Whether, with the folders ``replaced`` by ones others may enter (masks, and the
+    folders made on the way to a bind), every folder on the way to ``paths`` and each
+    path itself may be entered by others: then no capability is needed to read them.
+    An installation in a folder of its owner alone (a venv made 0700) is not."""
     return all(
-        enterable or folder in masks
-        for path in paths
-        if not _under(path, SHARED_TOPS)
-        for folder, enterable in _on_the_way(path)
+        enterable or folder in replaced for path in paths for folder, enterable in _on_the_way(path)
     )
 
 
