@@ -66,6 +66,9 @@ def test_token_and_token_file_together_are_refused(tmp_path: Path) -> None:
     empty.write_text("\n")
     result = CliRunner().invoke(build_app(), ["serve", "--token-file", str(empty)])
     assert result.exit_code == 2 and "is empty" in result.output
+    missing = tmp_path / "no-such-file"
+    result = CliRunner().invoke(build_app(), ["serve", "--token-file", str(missing)])
+    assert result.exit_code == 2 and "cannot read the token from" in result.output
 
 
 def test_a_token_file_keeps_the_token_off_the_command_line(

@@ -1,5 +1,5 @@
-"""``viewfinder serve`` ended by a signal: SIGTERM cancels the running steps and exits at
-once; a server started after a SIGKILLed one removes what that one left."""
+"""``viewfinder serve`` ended by a signal: SIGTERM or SIGHUP cancels the running steps
+and exits at once; a server started after a SIGKILLed one removes what that one left."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from contextlib import suppress
 from pathlib import Path
 
 import httpx
+import pytest
 from websockets.sync.client import connect
 
 from viewfinder.core.testing import child_processes, processes_with_argument, running, wait_until
@@ -29,7 +30,10 @@ def new_marker() -> str:
     return f"{2000 + uuid.uuid4().int % 10**6 / 1000:.3f}"
 
 
-def test_sigterm_cancels_running_steps_and_exits(serve_process: Serve) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_stop_signal_cancels_running_steps_and_exits(
+    serve_process: Serve, stop: signal.Signals
+) -> None:
     ws_marker, http_marker = new_marker(), new_marker()
     process, base = serve_process("--max-sessions", "4")
     displays = child_processes("Xvfb", parent=process.pid)
@@ -51,15 +55,15 @@ def test_sigterm_cancels_running_steps_and_exits(serve_process: Serve) -> None:
             lambda: processes_with_argument(ws_marker) and processes_with_argument(http_marker),
             "both steps to be running",
         )
-        os.kill(process.pid, signal.SIGTERM)
+        os.kill(process.pid, stop)
         code = process.wait(timeout=60)  # not 200 s: the steps were cancelled
         log = process.stderr.read().decode() if process.stderr else ""
         # the session was told why its socket closed
         with suppress(Exception):
             while True:
                 ws.recv(timeout=5)
-    assert code in (0, 128 + signal.SIGTERM), log
-    assert "Application shutdown complete" in log
+    assert code in (0, 128 + stop), log
+    assert "Application shutdown complete" in log and "Traceback" not in log
     assert not processes_with_argument(ws_marker)
     assert not processes_with_argument(http_marker)
     assert displays and not any(running(pid) for pid in displays)

@@ -123,6 +123,10 @@ def test_wire_form_leaves_out_empty_additions() -> None:
 def test_invalid_settings_say_which() -> None:
     with pytest.raises(ValueError, match=r"timeout_s=0.*memory_mb=1"):
         CodeEnvConfig(timeout_s=0, memory_mb=1)
+    with pytest.raises(ValueError, match=r"observation_bytes=1000.*observation_bytes >= 1 MiB"):
+        CodeEnvConfig(observation_bytes=1000)
+    with pytest.raises(ValueError, match=r"tmp_size_mb=0, session_network='lan'"):
+        CodeEnvConfig(tmp_size_mb=0, session_network="lan")  # type: ignore[arg-type]
 
 
 def test_a_closed_environment_says_so() -> None:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator
+import signal
+import threading
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from types import FrameType
 from typing import Any
@@ -49,6 +52,24 @@ class _Server(uvicorn.Server):
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         cancel_steps(self.config.app)
         super().handle_exit(sig, frame)
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        # SIGHUP (the terminal closed) stops the server as SIGTERM does; uvicorn itself
+        # handles only SIGINT and SIGTERM
+        if threading.current_thread() is not threading.main_thread():
+            with super().capture_signals():
+                yield
+            return
+        before = signal.signal(signal.SIGHUP, self.handle_exit)
+        try:
+            with super().capture_signals():
+                yield
+        finally:
+            signal.signal(signal.SIGHUP, before)
+        if signal.SIGHUP in self._captured_signals:
+            # uvicorn raised it again while ours was installed: now for the one before
+            signal.raise_signal(signal.SIGHUP)
 
 
 def check_isolation(settings: ServerSettings) -> dict[str, Any]:
