@@ -19,6 +19,7 @@ import pluggy
 if TYPE_CHECKING:
     from viewfinder.core.backend import CaptureBackend
     from viewfinder.core.screenshot import Screenshot
+    from viewfinder.core.tools import Tool
 
 PROJECT = "viewfinder"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -46,6 +47,10 @@ def viewfinder_register_capture_backends(register: RegisterBackend) -> None:
     are ignored. Called again whenever the backend table is needed, so plugins
     registered later are seen.
     """
+
+
+#: ``register(tool)``: the callback handed to :func:`viewfinder_register_tools`.
+RegisterTool = Callable[["Tool"], None]
 
 
 @hookspec
@@ -96,4 +101,22 @@ def viewfinder_replay_handoff(result: Any, context: Mapping[str, Any]) -> Any:
     The first implementation that returns something other than None has taken over;
     later ones are not called, and the value is stored as ``result.handoff``. Return
     None to let another plugin (or the caller) handle it.
+    """
+
+
+@hookspec
+def viewfinder_register_tools(register: RegisterTool) -> None:
+    """Register the tools an agent may call, by calling ``register(tool)`` once per tool.
+
+    ``tool`` is a :class:`~viewfinder.core.Tool`: a name, a description written for a
+    model, a pydantic model of its parameters (its JSON schema is the input schema) and
+    ``function(arguments, context) -> ToolResult`` (text and images). ``context`` is the
+    :class:`~viewfinder.core.ToolContext` of the calling session (its display, its
+    sandbox, resources kept across calls). A tool that runs model-written code sets
+    ``runs_code=True`` and runs it in ``context.sandbox`` when the host requires one.
+    A name another plugin registered already, or something that is not a ``Tool``, is a
+    :class:`~viewfinder.core.PluginError` naming both plugins. Every implementation is
+    called whenever the registry is built (``viewfinder.core.tool_registry()``), so
+    plugins registered later are seen; keep it cheap (no imports of heavy modules:
+    import them inside the tool's function).
     """
