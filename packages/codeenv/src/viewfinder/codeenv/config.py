@@ -20,8 +20,9 @@ class CodeEnvConfig:
     - ``timeout_s``: a step's time limit when its action gives none.
     - ``max_timeout_s``: the most a step may ask for; a longer ``timeout_s`` in an action
       is cut to it, with a ``timeout_clamped`` note in the observation's metadata.
-    - ``memory_mb``: the worker's address space (``RLIMIT_AS``); code past it gets
-      ``MemoryError``. GUI toolkits map a few hundred MB, so keep it at 512 or above.
+    - ``memory_mb``: memory the session's processes may write each (``RLIMIT_DATA``);
+      code past it gets ``MemoryError``. GUI toolkits take a few hundred MB, so keep it
+      at 512 or above.
     - ``max_processes``: processes and threads one session may have at once (needs a
       sandbox user, see ``sandbox_user``).
     - ``output_limit_bytes``: bytes of stdout and of stderr kept per step; the rest is

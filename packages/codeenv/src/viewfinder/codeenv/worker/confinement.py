@@ -1,14 +1,16 @@
 """The worker confines itself before it runs any code: limits, and a user of its own.
 
-Resource limits (``setrlimit``) bound what one session can take: address space
-(``RLIMIT_AS``: a memory bomb gets ``MemoryError``), core files (none), file size, and
-open files. A process count limit needs more thought, because the server usually runs
-as root and the kernel never applies ``RLIMIT_NPROC`` to root. So when the worker
-starts as root it switches to a user id of its own (leased by the parent, one per live
-worker): ``RLIMIT_NPROC`` then counts exactly this session's processes, so a fork loop
-stops at the limit; the code cannot signal the server or other sessions (different
-user, no ``CAP_KILL``); and the parent can find and kill every process the session
-left, even ones that left its process group, by their user id.
+Resource limits (``setrlimit``) bound what one session can take: memory it writes
+(``RLIMIT_DATA``: private writable mappings, so a memory bomb gets ``MemoryError``,
+while address space a runtime only reserves, as V8 in Chromium reserves tens of GB, does
+not count: an ``RLIMIT_AS`` of any useful size stops Chromium from starting), core files
+(none), file size, and open files. A process count limit needs more thought, because the
+server usually runs as root and the kernel never applies ``RLIMIT_NPROC`` to root. So
+when the worker starts as root it switches to a user id of its own (leased by the
+parent, one per live worker): ``RLIMIT_NPROC`` then counts exactly this session's
+processes, so a fork loop stops at the limit; the code cannot signal the server or other
+sessions (different user, no ``CAP_KILL``); and the parent can find and kill every
+process the session left, even ones that left its process group, by their user id.
 
 Python itself may live where only root can read it (here: under ``/root``). Then the
 worker keeps exactly one capability, ``CAP_DAC_READ_SEARCH`` (read any file, write
@@ -161,7 +163,7 @@ def confine(limits: Limits) -> dict[str, Any]:
         # Applied only once we are not root: root ignores it, and a non-root user's
         # count includes every process of that user (see the module docstring).
         _set_limit(resource.RLIMIT_NPROC, limits.max_processes if switched else None)
-    _set_limit(resource.RLIMIT_AS, limits.memory_bytes)
+    _set_limit(resource.RLIMIT_DATA, limits.memory_bytes)
     # Set after the user switch, which clears it: the worker dies with the thread that
     # started it (the parent's dedicated spawner thread), so none outlives its server.
     _check(libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "parent death signal")
