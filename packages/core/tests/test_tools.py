@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from viewfinder.core import (
     Tool,
     ToolContext,
     ToolError,
+    ToolInputError,
     ToolResult,
     call_tool,
     hookimpl,
@@ -169,3 +171,19 @@ def test_a_host_that_requires_a_sandbox_refuses_code_without_one() -> None:
     assert require_sandbox("run_code", ToolContext()) is None
     with pytest.raises(ToolError, match="only in a session's sandbox"):
         require_sandbox("run_code", ToolContext(require_sandbox=True))
+
+
+def test_paths_stay_inside_the_workdir_and_a_strict_host_without_one_gives_none(
+    tmp_path: Path,
+) -> None:
+    context = ToolContext(workdir=tmp_path)
+    assert context.path("a/b.json") == tmp_path.resolve() / "a" / "b.json"
+    for escape in ("../x.json", "/etc/passwd", "a/../../x"):
+        with pytest.raises(ToolInputError, match="outside this session's folder"):
+            context.path(escape)
+    (tmp_path / "link").symlink_to("/etc")
+    with pytest.raises(ToolInputError, match="outside"):
+        context.path("link/passwd")
+    assert ToolContext().path("x.json") == Path("x.json")
+    with pytest.raises(ToolInputError, match="no files"):
+        ToolContext(require_sandbox=True).path("x.json")

@@ -37,6 +37,7 @@ _EXPORTS = {
     "Capture": "viewfinder.codeenv.worker_process",
     "StepRun": "viewfinder.codeenv.worker_process",
     "WorkerProcess": "viewfinder.codeenv.worker_process",
+    "CodeEnvSandbox": "viewfinder.codeenv.tools",
 }
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "CodeAction",
     "CodeEnvConfig",
     "CodeEnvError",
+    "CodeEnvSandbox",
     "CodeEnvironment",
     "CodeObservation",
     "CodeState",
@@ -81,6 +83,7 @@ if TYPE_CHECKING:
         observation_payload,
     )
     from viewfinder.codeenv.sandbox_users import SandboxUsers
+    from viewfinder.codeenv.tools import CodeEnvSandbox
     from viewfinder.codeenv.worker_process import Capture, StepRun, WorkerProcess
 
 

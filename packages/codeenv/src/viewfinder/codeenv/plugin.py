@@ -16,3 +16,10 @@ def viewfinder_register_commands(app: Any) -> None:
         help="Run FILE in a fresh code env on a virtual display; capture_screenshot() works "
         "inside.",
     )
+
+
+@hookimpl
+def viewfinder_register_tools(register: Any) -> None:
+    from viewfinder.codeenv.tools import RUN_CODE
+
+    register(RUN_CODE)

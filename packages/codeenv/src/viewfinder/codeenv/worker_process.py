@@ -494,7 +494,7 @@ class WorkerProcess:
                 format="png",
                 width=int(header["width"]),
                 height=int(header["height"]),
-                source="xvfb",
+                source="attached" if header.get("attached") else "xvfb",
                 region=Region(x=region[0], y=region[1], width=region[2], height=region[3])
                 if region
                 else None,

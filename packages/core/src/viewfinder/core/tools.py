@@ -184,6 +184,30 @@ class ToolContext:
     values: dict[str, Any] = field(default_factory=dict)
     _resources: dict[str, Any] = field(default_factory=dict, repr=False)
 
+    def path(self, value: str, *, what: str = "file") -> Path:
+        """A path a tool was given, as the host allows it.
+
+        With a ``workdir``, relative paths are inside it and a path that leads out of it
+        is a :class:`ToolInputError`; a host that ``require_sandbox`` and set no workdir
+        gives tools no files at all. Otherwise (a library caller) the path as given.
+        """
+        from pathlib import Path
+
+        if self.workdir is None:
+            if self.require_sandbox:
+                raise ToolInputError(
+                    f"this host gives tools no {what}s on its machine; {value!r} cannot be used"
+                )
+            return Path(value).expanduser()
+        root = Path(self.workdir).resolve()
+        resolved = (root / value).resolve()
+        if resolved != root and root not in resolved.parents:
+            raise ToolInputError(
+                f"{what} {value!r} is outside this session's folder; use a path inside it "
+                "(relative paths are)"
+            )
+        return resolved
+
     def resource(self, key: str, factory: Callable[[], Any]) -> Any:
         """The session's object under ``key``, made by ``factory()`` on first use."""
         if key not in self._resources:

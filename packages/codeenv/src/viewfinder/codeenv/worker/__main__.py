@@ -61,7 +61,9 @@ def _serve(command_fd: int, result_fd: int) -> int:
         ),
         send,
     )
-    namespace = execution.new_namespace({"capture_screenshot": screen.capture_screenshot})
+    namespace = execution.new_namespace(
+        {"capture_screenshot": screen.capture_screenshot, "attach_image": screen.attach_image}
+    )
     protocol.write_frame(result_fd, {"type": "ready", "pid": os.getpid(), **confined})
     # Only while idle: a step that is already waiting should not wait for this.
     poller = select.poll()  # select() cannot watch descriptors past 1023

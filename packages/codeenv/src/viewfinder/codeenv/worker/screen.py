@@ -78,6 +78,54 @@ class Screen:
         with self._lock:
             return self._capture(region, window, legacy=False)
 
+    def attach_image(self, image: Any) -> str:
+        """Hand back an image that is not a capture of this screen (a browser's screenshot,
+        a rendered chart) with the step's screenshots, as if it had been captured.
+
+        ``image`` is encoded image bytes (PNG, JPEG, WebP) or a PIL image; it is sent as
+        PNG and counts toward the captures of the step. Returns the PNG as base64.
+        """
+        import io
+
+        from PIL import Image, UnidentifiedImageError
+
+        with self._lock:
+            if self.count >= self.config.max_captures:
+                raise RuntimeError(
+                    f"attach_image(): this step already made {self.count} captures, the "
+                    "limit per step; attach fewer images or split the work into more steps"
+                )
+            try:
+                if isinstance(image, bytes | bytearray | memoryview):
+                    image = Image.open(io.BytesIO(bytes(image)))
+                if not isinstance(image, Image.Image):
+                    raise TypeError
+                image.load()
+            except (TypeError, OSError, UnidentifiedImageError):
+                raise TypeError(
+                    "attach_image(): pass encoded image bytes (PNG, JPEG, WebP) or a PIL "
+                    f"image, got {type(image).__name__}"
+                ) from None
+            from viewfinder.core.imaging import encode_png
+
+            if image.mode not in ("RGB", "RGBA"):
+                image = image.convert("RGBA" if "A" in image.getbands() else "RGB")
+            png = encode_png(image)
+            self.count += 1
+            header = {
+                "type": "capture",
+                "step": self.step,
+                "index": self.count,
+                "width": image.width,
+                "height": image.height,
+                "region": None,
+                "window": None,
+                "legacy": False,
+                "attached": True,
+            }
+            self._send(header, png)
+            return base64.b64encode(png).decode("ascii")
+
     # -- the parent's after-execution capture ---------------------------------------------
 
     def capture_after_run(self) -> str | None:
