@@ -15,3 +15,10 @@ def viewfinder_register_commands(app: Any) -> None:
         "viewfinder.browser.cli:browser_app",
         help="Drive a browser page with Python snippets; screenshots come back as images.",
     )
+
+
+@hookimpl
+def viewfinder_register_tools(register: Any) -> None:
+    from viewfinder.browser.agent_tool import BROWSER_EXECUTE
+
+    register(BROWSER_EXECUTE)
