@@ -15,3 +15,11 @@ def viewfinder_register_commands(app: Any) -> None:
         "viewfinder.cache.cli:cache_app",
         help="Trajectory cache files: build, show, check against the screen, replay, reset.",
     )
+
+
+@hookimpl
+def viewfinder_register_tools(register: Any) -> None:
+    from viewfinder.cache.agent_tools import CACHE_CHECK, CACHE_REPLAY
+
+    register(CACHE_CHECK)
+    register(CACHE_REPLAY)

@@ -16,3 +16,11 @@ def viewfinder_register_commands(app: Any) -> None:
         help="Record actions paired with the screenshot just before each; show and export "
         "recordings.",
     )
+
+
+@hookimpl
+def viewfinder_register_tools(register: Any) -> None:
+    from viewfinder.recorder.agent_tools import RECORD_START, RECORD_STOP
+
+    register(RECORD_START)
+    register(RECORD_STOP)
