@@ -12,7 +12,7 @@ import pytest
 
 from viewfinder.codeenv import CodeEnvSandbox
 from viewfinder.core import ToolContext, call_tool, tool_registry
-from viewfinder.core.testing import running
+from viewfinder.core.testing import escape_probe, running
 
 BLUE_PAGE = (
     "data:text/html,<title>blue</title><style>body{margin:0;background:rgb(0,0,255)}</style>x"
@@ -28,7 +28,7 @@ def test_the_tool_is_registered_with_a_url_parameter() -> None:
     tool = tool_registry()["browser_execute"]
     assert tool.runs_code
     assert tool.plugin == "browser"
-    assert set(tool.input_schema()["properties"]) == {"code", "timeout", "url"}
+    assert set(tool.input_schema()["properties"]) == {"code", "timeout", "description", "url"}
 
 
 def test_in_process_for_a_library_caller() -> None:
@@ -79,14 +79,7 @@ def test_a_snippet_in_the_sandbox_cannot_read_server_files_or_reach_its_sockets(
     secret.chmod(0o600)
     with socket.create_server(("127.0.0.1", 0)) as listener:
         port = listener.getsockname()[1]
-        code = (
-            f"try:\n    print(open({str(secret)!r}).read())\n"
-            "except OSError as exc:\n    print('read refused:', type(exc).__name__)\n"
-            "import socket\n"
-            f"try:\n    socket.create_connection(('127.0.0.1', {port}), timeout=2)\n"
-            "    print('connected')\n"
-            "except OSError as exc:\n    print('connect refused:', type(exc).__name__)\n"
-        )
+        code = escape_probe(secret, port)
         result = call_tool("browser_execute", {"code": code}, sandboxed)
         socket.create_connection(("127.0.0.1", port), timeout=2).close()  # open to us
     assert secret.read_text() == "the server's secret"

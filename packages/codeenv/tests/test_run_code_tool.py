@@ -11,7 +11,7 @@ import pytest
 from viewfinder.codeenv import CodeEnvSandbox
 from viewfinder.codeenv.tools import DISPLAY_VALUE
 from viewfinder.core import ToolContext, call_tool, tool_registry
-from viewfinder.core.testing import processes_with_argument, running
+from viewfinder.core.testing import escape_probe, processes_with_argument, running
 from viewfinder.xvfb import Display, DisplayPool
 
 BLUE_WINDOW = """
@@ -108,14 +108,7 @@ def test_the_sandbox_cannot_read_the_servers_files_or_reach_its_sockets(
     secret.chmod(0o600)
     with socket.create_server(("127.0.0.1", 0)) as listener:
         port = listener.getsockname()[1]
-        code = (
-            "import socket\n"
-            f"try:\n    print(open({str(secret)!r}).read())\n"
-            "except OSError as exc:\n    print('read refused:', type(exc).__name__)\n"
-            f"try:\n    socket.create_connection(('127.0.0.1', {port}), timeout=2)\n"
-            "    print('connected')\n"
-            "except OSError as exc:\n    print('connect refused:', type(exc).__name__)\n"
-        )
+        code = escape_probe(secret, port)
         result = call_tool("run_code", {"code": code}, context)
         # the same file and socket are there for this process
         assert secret.read_text() == "the server's secret"

@@ -13,10 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from viewfinder.browser.session import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT
-from viewfinder.browser.tools import TOOL_DESCRIPTION, TOOL_NAME
+from viewfinder.browser.tools import TOOL_DESCRIPTION, TOOL_NAME, BrowserExecuteInput
 from viewfinder.core import Tool, ToolContext, ToolError, ToolResult
 from viewfinder.core.tools import require_sandbox
 
@@ -26,21 +25,9 @@ SESSIONS_RESOURCE = "browser.sessions"
 _RESULT_MARKER = "@@viewfinder-browser-result@@ "
 
 
-class BrowserToolInput(BaseModel):
-    """The arguments of the registered ``browser_execute`` tool."""
+class BrowserToolInput(BrowserExecuteInput):
+    """The arguments of the registered ``browser_execute`` tool: a page to open first, too."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    code: str = Field(
-        min_length=1,
-        description="Async Python to run; `page`, `session`, `state` and asyncio are in scope.",
-    )
-    timeout: float = Field(
-        default=DEFAULT_TIMEOUT,
-        ge=MIN_TIMEOUT,
-        le=MAX_TIMEOUT,
-        description="Seconds the snippet may run (1 to 600, default 60).",
-    )
     url: str | None = Field(
         default=None,
         description="A URL to open in the page before the snippet runs (http, https, file, data).",
@@ -59,7 +46,7 @@ def _in_process(arguments: BrowserToolInput, context: ToolContext) -> ToolResult
     from viewfinder.browser.registry import BrowserSessions
 
     sessions = context.resource(SESSIONS_RESOURCE, BrowserSessions)
-    result = sessions.execute(_snippet(arguments), arguments.timeout)
+    result = sessions.execute(_snippet(arguments), arguments.timeout, arguments.description)
     return ToolResult.of(
         result.output,
         *result.screenshots,
@@ -74,7 +61,7 @@ import json as _vf_json
 from viewfinder.browser.registry import BrowserSessions as _VfSessions
 if "_vf_browser" not in globals():
     _vf_browser = _VfSessions()
-_vf_result = _vf_browser.execute({code!r}, {timeout!r})
+_vf_result = _vf_browser.execute({code!r}, {timeout!r}, {description!r})
 for _vf_shot in _vf_result.screenshots:
     attach_image(_vf_shot.data)
 print({marker!r} + _vf_json.dumps({{
@@ -86,7 +73,10 @@ del _vf_result
 
 def _sandboxed(arguments: BrowserToolInput, sandbox: Any) -> ToolResult:
     code = _SANDBOXED.format(
-        code=_snippet(arguments), timeout=arguments.timeout, marker=_RESULT_MARKER
+        code=_snippet(arguments),
+        timeout=arguments.timeout,
+        description=arguments.description,
+        marker=_RESULT_MARKER,
     )
     run = sandbox.run(code, arguments.timeout + 30.0)  # the browser's start-up on top
     report = None

@@ -209,3 +209,18 @@ def running(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def escape_probe(secret: str | os.PathLike[str], port: int) -> str:
+    """Python source that tries to read the file ``secret`` and to connect to
+    ``127.0.0.1:port``, printing ``read refused: ...`` / ``connect refused: ...`` (or the
+    file's text / ``connected``): run it in a sandbox to show what the sandbox keeps out.
+    """
+    return (
+        "import socket\n"
+        f"try:\n    print(open({os.fspath(secret)!r}).read())\n"
+        "except OSError as exc:\n    print('read refused:', type(exc).__name__)\n"
+        f"try:\n    socket.create_connection(('127.0.0.1', {int(port)}), timeout=2)\n"
+        "    print('connected')\n"
+        "except OSError as exc:\n    print('connect refused:', type(exc).__name__)\n"
+    )

@@ -90,11 +90,7 @@ class Screen:
         from PIL import Image, UnidentifiedImageError
 
         with self._lock:
-            if self.count >= self.config.max_captures:
-                raise RuntimeError(
-                    f"attach_image(): this step already made {self.count} captures, the "
-                    "limit per step; attach fewer images or split the work into more steps"
-                )
+            self._check_count("attach_image", "attach fewer images")
             try:
                 if isinstance(image, bytes | bytearray | memoryview):
                     image = Image.open(io.BytesIO(bytes(image)))
@@ -106,25 +102,9 @@ class Screen:
                     "attach_image(): pass encoded image bytes (PNG, JPEG, WebP) or a PIL "
                     f"image, got {type(image).__name__}"
                 ) from None
-            from viewfinder.core.imaging import encode_png
-
             if image.mode not in ("RGB", "RGBA"):
                 image = image.convert("RGBA" if "A" in image.getbands() else "RGB")
-            png = encode_png(image)
-            self.count += 1
-            header = {
-                "type": "capture",
-                "step": self.step,
-                "index": self.count,
-                "width": image.width,
-                "height": image.height,
-                "region": None,
-                "window": None,
-                "legacy": False,
-                "attached": True,
-            }
-            self._send(header, png)
-            return base64.b64encode(png).decode("ascii")
+            return self._send_png(image, region=None, window=None, legacy=False, attached=True)
 
     # -- the parent's after-execution capture ---------------------------------------------
 
@@ -147,16 +127,12 @@ class Screen:
                 "capture_screenshot(): this environment runs without a display, so there "
                 "is no screen to capture; create it with a display to capture"
             )
-        if not legacy and self.count >= self.config.max_captures:
-            raise RuntimeError(
-                f"capture_screenshot(): this step already made {self.count} captures, the "
-                f"limit per step; capture less often or split the work into more steps"
-            )
+        if not legacy:
+            self._check_count("capture_screenshot", "capture less often")
         self._check_display_alive()
         if not pumped:
             toolkits.pump()
         from viewfinder.core.errors import ViewfinderError
-        from viewfinder.core.imaging import encode_png
 
         try:
             if window_id is not None:
@@ -167,6 +143,20 @@ class Screen:
         except ViewfinderError as exc:
             raise RuntimeError(f"capture_screenshot(): {exc}") from None
         self._check_display_alive()
+        region = None if area is None else [area.x, area.y, area.width, area.height]
+        return self._send_png(image, region=region, window=window_id, legacy=legacy)
+
+    def _check_count(self, function: str, advice: str) -> None:
+        if self.count >= self.config.max_captures:
+            raise RuntimeError(
+                f"{function}(): this step already made {self.count} captures, the limit per "
+                f"step; {advice} or split the work into more steps"
+            )
+
+    def _send_png(self, image: Any, **fields: Any) -> str:
+        """Encode ``image``, stream it to the parent as the step's next capture; base64."""
+        from viewfinder.core.imaging import encode_png
+
         png = encode_png(image)
         self.count += 1
         header = {
@@ -175,9 +165,7 @@ class Screen:
             "index": self.count,
             "width": image.width,
             "height": image.height,
-            "region": None if area is None else [area.x, area.y, area.width, area.height],
-            "window": window_id,
-            "legacy": legacy,
+            **fields,
         }
         self._send(header, png)
         return base64.b64encode(png).decode("ascii")
