@@ -102,7 +102,8 @@ def test_what_a_model_gets_wrong_comes_back_as_an_error_result(
 
 
 def test_arguments_that_are_not_an_object_are_an_error_result() -> None:
-    result = make_tool().call(["text"], ToolContext())  # type: ignore[arg-type]
+    not_an_object: object = ["text"]
+    result = make_tool().call(not_an_object, ToolContext())  # type: ignore[arg-type]
     assert result.is_error
     assert "arguments must be an object" in result.text
 
