@@ -97,6 +97,8 @@ def test_what_a_model_gets_wrong_comes_back_as_an_error_result(
     result = tool.call(arguments, ToolContext())
     assert result.is_error
     assert expected in result.text
+    wrong_arguments = expected.split(":")[0] in {"text", "times", "colour"}
+    assert result.error_kind == ("input" if wrong_arguments else "execution")
     # and the next call works
     assert tool.call({"text": "ok"}, ToolContext()).text == "ok"
 

@@ -80,6 +80,7 @@ class ImageContent(BaseModel):
 
 
 Content = TextContent | ImageContent
+ErrorKind = Literal["input", "execution"]
 
 
 class ToolResult(BaseModel):
@@ -87,7 +88,9 @@ class ToolResult(BaseModel):
 
     ``structured`` is the machine-readable part (MCP's ``structuredContent``): a code
     run's exit code, a cache check's distance. ``is_error`` marks a result that reports
-    a failure the model should read and act on.
+    a failure the model should read and act on; ``error_kind`` says which: ``"input"``
+    (the arguments were wrong, nothing was done) or ``"execution"`` (the tool ran and
+    failed), so transports with error types (OpenEnv's) can tell them apart.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -95,6 +98,7 @@ class ToolResult(BaseModel):
     content: list[Content] = Field(default_factory=list)
     structured: dict[str, Any] | None = None
     is_error: bool = False
+    error_kind: ErrorKind | None = None
 
     @classmethod
     def of(
@@ -102,8 +106,10 @@ class ToolResult(BaseModel):
         *parts: str | Screenshot,
         structured: Mapping[str, Any] | None = None,
         is_error: bool = False,
+        error_kind: ErrorKind | None = None,
     ) -> ToolResult:
-        """A result from text and screenshots, in the order given."""
+        """A result from text and screenshots, in the order given (an error result is an
+        ``"execution"`` error unless ``error_kind`` says otherwise)."""
         content: list[Content] = [
             TextContent(text=part) if isinstance(part, str) else ImageContent(image=part)
             for part in parts
@@ -112,12 +118,19 @@ class ToolResult(BaseModel):
             content=content,
             structured=dict(structured) if structured is not None else None,
             is_error=is_error,
+            error_kind=(error_kind or "execution") if is_error else None,
         )
 
     @classmethod
-    def error(cls, message: str, *, structured: Mapping[str, Any] | None = None) -> ToolResult:
+    def error(
+        cls,
+        message: str,
+        *,
+        structured: Mapping[str, Any] | None = None,
+        kind: ErrorKind = "execution",
+    ) -> ToolResult:
         """A result that reports ``message`` as the tool's error."""
-        return cls.of(message, structured=structured, is_error=True)
+        return cls.of(message, structured=structured, is_error=True, error_kind=kind)
 
     @property
     def text(self) -> str:
@@ -308,6 +321,8 @@ class Tool:
         try:
             parsed = self.parse(arguments)
             result = self.function(parsed, context)
+        except ToolInputError as exc:
+            return ToolResult.error(str(exc), kind="input")
         except ViewfinderError as exc:
             return ToolResult.error(str(exc))
         except Exception as exc:
