@@ -30,6 +30,8 @@ BENCHMARKS = [
     "browser",
     "browser_timeouts",
     "tui",
+    "desktop",
+    "mcp",
 ]
 DOC = ROOT / "docs" / "benchmarks.md"
 MARKER = "<!-- section: {} -->"

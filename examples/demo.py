@@ -7,7 +7,12 @@ shapes, progressive captures, a matplotlib plot, pygame) in a fresh code env, wh
 program calls ``capture_screenshot()`` while its window is alive; the numbered PNGs,
 stdout and stderr land in ``OUT/exec/<program>/``.
 
-Then it starts an Xvfb display, opens a Tk window with coloured shapes, captures it
+Then a scripted agent fills in the form of ``examples/desktop_form.py`` on a desktop
+through ``ComputerTool`` (``examples/desktop_agent_anthropic.py --scripted``): each
+action's settled, scaled screenshot lands in ``OUT/desktop/``, and the form's own state
+says whether it was filled.
+
+Last, it starts an Xvfb display, opens a Tk window with coloured shapes, captures it
 through every available backend (the cdp one captures the same shapes drawn by a local
 page), and writes one PNG and one timing line per backend to the output folder.
 """
@@ -102,6 +107,32 @@ def run_exec_examples(out: Path) -> list[str]:
     return lines
 
 
+def run_desktop_agent(out: Path) -> list[str]:
+    """A scripted agent fills in the desktop form through ComputerTool; frames in OUT/desktop."""
+    folder = out / "desktop"
+    started = time.perf_counter()
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(HERE / "desktop_agent_anthropic.py"),
+            "--scripted",
+            "--out",
+            str(folder),
+            "--state",
+            str(folder / "form.json"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    elapsed = time.perf_counter() - started
+    verdict = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else "no output"
+    line = f"desktop agent: exit {result.returncode} in {elapsed:.1f} s: {verdict}"
+    print(line)
+    if result.returncode != 0:
+        print(result.stdout + result.stderr)
+    return [line]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("demo-output"))
@@ -109,6 +140,7 @@ def main() -> int:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     lines = run_exec_examples(args.out)
+    lines += run_desktop_agent(args.out)
     with Display(1280, 800) as display:
         print(f"display {display.name} started (1280x800)")
         window = subprocess.Popen([sys.executable, str(HERE / "tk_shapes.py")], env=display.env())

@@ -1,0 +1,90 @@
+"""Names of viewfinder.desktop, imported on first use (see __init__.py)."""
+
+from .actions import (
+    Action,
+    ActionInputError,
+    CoordinateRangeError,
+    detect_api,
+    parse_action,
+)
+from .apps import (
+    App,
+    AppNotFoundError,
+    AppStartError,
+    DesktopConfigError,
+    DesktopError,
+    WindowTimeoutError,
+)
+from .computer import ComputerTool, ComputerToolClosedError, ComputerToolOptionError
+from .desktop import Desktop
+from .formats import (
+    ANTHROPIC_BETAS,
+    ResultFormatError,
+    anthropic_tool_definition,
+    openai_tool_definition,
+    to_anthropic_tool_result,
+    to_openai_computer_call_output,
+    to_openai_input_items,
+)
+from .lease import DisplaySource, parse_size
+from .results import ComputerResult
+from .scaling import TARGETS, Scaling, ScalingError
+from .settle import (
+    DamageChanges,
+    PolledChanges,
+    SettleOptions,
+    SettleOptionsError,
+    SettleReport,
+    SettleUnavailableError,
+    settle,
+)
+from .state import DesktopNotFoundError, DesktopRecord, start_desktop, stop_desktop
+from .steps import StepLog
+from .tools import ComputerInput, ScreenshotInput
+from .windows import wait_for_window
+
+__all__ = [
+    "ANTHROPIC_BETAS",
+    "TARGETS",
+    "Action",
+    "ActionInputError",
+    "App",
+    "AppNotFoundError",
+    "AppStartError",
+    "ComputerInput",
+    "ComputerResult",
+    "ComputerTool",
+    "ComputerToolClosedError",
+    "ComputerToolOptionError",
+    "CoordinateRangeError",
+    "DamageChanges",
+    "Desktop",
+    "DesktopConfigError",
+    "DesktopError",
+    "DesktopNotFoundError",
+    "DesktopRecord",
+    "DisplaySource",
+    "PolledChanges",
+    "ResultFormatError",
+    "Scaling",
+    "ScalingError",
+    "ScreenshotInput",
+    "SettleOptions",
+    "SettleOptionsError",
+    "SettleReport",
+    "SettleUnavailableError",
+    "StepLog",
+    "WindowTimeoutError",
+    "anthropic_tool_definition",
+    "detect_api",
+    "openai_tool_definition",
+    "parse_action",
+    "parse_size",
+    "settle",
+    "start_desktop",
+    "stop_desktop",
+    "to_anthropic_tool_result",
+    "to_openai_computer_call_output",
+    "to_openai_input_items",
+    "wait_for_window",
+]

@@ -1,0 +1,80 @@
+"""Chromium as a window on a desktop's display, through the cdp plugin's launcher.
+
+The launcher starts Chromium headless by default; here it runs headful, told by flags
+which X display to use (``--display``: the caller's ``DISPLAY`` is left alone) and
+where to put its window. The page is loaded over the DevTools protocol, so a URL that
+cannot be loaded is an error here rather than an error page an agent later meets.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from viewfinder.desktop.apps import AppStartError, DesktopConfigError, on_spawner_thread
+
+#: Flags that put Chromium on an X display as a window filling the screen from 0,0.
+BROWSER_FLAGS = (
+    "--ozone-platform=x11",
+    "--window-position=0,0",
+    # no "unsupported command-line flag: --no-sandbox" bar over the page
+    "--test-type",
+    "--disable-session-crashed-bubble",
+    "--noerrdialogs",
+)
+
+
+def open_browser(display: str, size: tuple[int, int], url: str) -> Any:
+    """Start Chromium on X display ``display``, its window ``size``, and load ``url``.
+
+    Returns the :class:`viewfinder.cdp.ChromiumProcess` (stop it with ``stop()``; its
+    ``ws_url`` / ``http_url`` serve CDP clients). Raises
+    :class:`~viewfinder.desktop.apps.DesktopConfigError` when the cdp plugin is not
+    installed, and the cdp plugin's errors when Chromium does not start or the page
+    does not load.
+    """
+    try:
+        from viewfinder.cdp import LoopThread, connect, launch_chromium
+        from viewfinder.cdp.session import CDPSession
+    except ImportError as exc:  # viewfinder-cdp is not installed
+        raise DesktopConfigError(
+            f"browser_url needs the cdp plugin: pip install viewfinder-cdp ({exc})"
+        ) from None
+    width, height = size
+    # the launcher ties Chromium to the thread that starts it: start it from one that
+    # lives as long as this process
+    browser = on_spawner_thread(
+        launch_chromium,
+        headless=False,
+        width=width,
+        height=height,
+        extra_args=[f"--display={display}", *BROWSER_FLAGS],
+    )
+
+    async def load() -> None:
+        connection = await connect(browser.ws_url)
+        try:
+            targets = await connection.call("Target.getTargets")
+            page = next(
+                (
+                    target["targetId"]
+                    for target in targets["targetInfos"]
+                    if target.get("type") == "page"
+                ),
+                None,
+            )
+            if page is None:
+                raise AppStartError(f"Chromium opened no page to load {url} in")
+            session = await CDPSession.attach(connection, page)
+            await session.navigate(url)
+        finally:
+            await connection.close()
+
+    loop = LoopThread(name="viewfinder-desktop-browser")
+    try:
+        loop.run(load())
+    except BaseException:
+        browser.stop()
+        raise
+    finally:
+        loop.stop()
+    return browser

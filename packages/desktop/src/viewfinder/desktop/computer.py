@@ -1,0 +1,400 @@
+"""ComputerTool: one computer-use action in, the settled screen (scaled for the model) out.
+
+>>> tool = ComputerTool(":1", target="XGA")                          # doctest: +SKIP
+>>> result = tool({"action": "left_click", "coordinate": [512, 384]})  # doctest: +SKIP
+>>> result.screenshot.size, result.text                             # doctest: +SKIP
+((1024, 768), 'left_click at (512, 384); the screen changed and settled after 0.06 s')
+
+Anthropic's and OpenAI's actions are read by :func:`~viewfinder.desktop.actions.parse_action`;
+points are mapped from the model's image to the screen by
+:class:`~viewfinder.desktop.scaling.Scaling`; after the action the screen is captured
+once it has settled (:mod:`viewfinder.desktop.settle`) and shrunk to the model size.
+:mod:`viewfinder.desktop.formats` turns a :class:`ComputerResult` into each API's
+tool result and gives each API's tool definition.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import math
+import threading
+import time
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from viewfinder.core import (
+    DisplayGoneError,
+    Event,
+    EventKind,
+    Screenshot,
+    Trajectory,
+    ViewfinderError,
+)
+from viewfinder.core.imaging import normalize_format
+from viewfinder.core.screenshot import utc_now
+from viewfinder.desktop.actions import Action, ActionInputError, Api, parse_action
+from viewfinder.desktop.results import ComputerResult, describe_action, describe_settle
+from viewfinder.desktop.scaling import RESAMPLE_FILTERS, Resample, Scaling, Target
+from viewfinder.desktop.settle import SettleOptions, open_changes, settle
+from viewfinder.desktop.steps import StepLog
+
+if TYPE_CHECKING:
+    import os
+
+    from PIL import Image
+
+    from viewfinder.xvfb import Display, XvfbBackend
+    from viewfinder.xvfb.grab import ScreenGrab
+
+_POINTER_KINDS = {
+    EventKind.CLICK,
+    EventKind.DOUBLE_CLICK,
+    EventKind.TRIPLE_CLICK,
+    EventKind.RIGHT_CLICK,
+    EventKind.MIDDLE_CLICK,
+    EventKind.SCROLL,
+}
+#: A drag along a path moves at most this many screen pixels between two motion events.
+_DRAG_STEP_PX = 25
+#: ... and rests this long on each point of the path: toolkits merge motion events that
+#: queue up (Tk keeps only the last), and a corner of the path must not be merged away.
+_PATH_DWELL_S = 0.02
+
+
+class ComputerToolOptionError(ViewfinderError, ValueError):
+    """A ComputerTool was given an option it cannot use."""
+
+
+class ComputerToolClosedError(ViewfinderError, RuntimeError):
+    """A ComputerTool was called after :meth:`ComputerTool.close`."""
+
+
+class ComputerTool:
+    """Computer-use actions on an X display, each answered with the settled screen.
+
+    ``display``: a :class:`viewfinder.xvfb.Display` or a display name (``":1"``).
+    ``target`` / ``max_width`` / ``max_height``: the size the model sees the screen at
+    (:meth:`Scaling.choose <viewfinder.desktop.scaling.Scaling.choose>`; default: the
+    screen's own). ``settle``: how long to wait after an action
+    (:class:`~viewfinder.desktop.settle.SettleOptions`). ``record_to``: a new or empty
+    folder that receives every step in the recorder's session format. ``image_format``:
+    png, jpeg or webp for the returned screenshots. ``api``: read every action as
+    ``"anthropic"`` or ``"openai"`` input (default: tell by its keys). ``resample``: the
+    filter that shrinks frames (:meth:`Scaling.scale_image
+    <viewfinder.desktop.scaling.Scaling.scale_image>`; ``box`` is the fastest, ``lanczos``
+    the sharpest).
+
+    Calling the tool never raises for a bad action: the result says what was wrong
+    (``is_error``), and the next call works. Calls are serialised (one action at a
+    time). Close the tool (or use it as a context manager) to release its connections
+    and finish the session folder; the display keeps running.
+    """
+
+    def __init__(
+        self,
+        display: Display | str,
+        *,
+        target: Target = None,
+        max_width: int | None = None,
+        max_height: int | None = None,
+        settle: SettleOptions | None = None,
+        record_to: str | os.PathLike[str] | None = None,
+        image_format: str = "png",
+        api: Api | None = None,
+        resample: Resample = "box",
+    ) -> None:
+        from viewfinder.xvfb import XvfbBackend
+
+        try:
+            self.image_format = normalize_format(image_format)
+        except ValueError as exc:
+            raise ComputerToolOptionError(str(exc)) from None
+        if api not in (None, "anthropic", "openai"):
+            raise ComputerToolOptionError(f"api must be anthropic, openai or None, got {api!r}")
+        if settle is not None and not isinstance(settle, SettleOptions):
+            raise ComputerToolOptionError(
+                f"settle must be a SettleOptions, got {type(settle).__name__}"
+            )
+        if resample not in RESAMPLE_FILTERS:
+            raise ComputerToolOptionError(
+                f"resample must be one of {', '.join(RESAMPLE_FILTERS)}, got {resample!r}"
+            )
+        self.api = api
+        self.resample: Resample = resample
+        self.settle_options = settle or SettleOptions()
+        self._backend: XvfbBackend = XvfbBackend(display)
+        self.display_name = self._backend.display_name
+        self._lock = threading.Lock()
+        self._closed = False
+        self._x: Any = None
+        self._raw: ScreenGrab | None = None
+        self._last: tuple[Image.Image, datetime, int] | None = None
+        self._last_shot: tuple[Image.Image, Screenshot] | None = None
+        try:
+            width, height = self._backend.screen_size()
+            self.scaling = Scaling.choose(
+                width, height, target, max_width=max_width, max_height=max_height
+            )
+            self._changes = open_changes(self.display_name, self._raw_pixels, self.settle_options)
+            self._log = StepLog((width, height), self.display_name, record_to)
+        except BaseException:
+            self._release()
+            raise
+
+    # -- facts ----------------------------------------------------------------------------
+
+    @property
+    def model_size(self) -> tuple[int, int]:
+        """The size of the screenshots the model gets, and the space of its coordinates."""
+        return self.scaling.model_size
+
+    @property
+    def screen_size(self) -> tuple[int, int]:
+        return self.scaling.screen_size
+
+    @property
+    def session_dir(self) -> Path | None:
+        """The folder steps are recorded into (``record_to``), if any."""
+        return self._log.session_dir
+
+    @property
+    def settle_method(self) -> str:
+        """How changes of the screen are noticed: ``damage`` or ``poll``."""
+        return self._changes.method
+
+    # -- acting -----------------------------------------------------------------------------
+
+    def __call__(self, action: Mapping[str, Any], *, api: Api | None = None) -> ComputerResult:
+        """Perform one computer-use action; the result carries the settled screen.
+
+        ``action`` is Anthropic computer-use tool input or an OpenAI computer-use action
+        (``api`` says which, or it is told by the keys). A malformed or unknown action,
+        a point off the screen or a display that has gone comes back as a result with
+        ``is_error`` set, never as an exception.
+        """
+        with self._lock:
+            if self._closed:
+                raise ComputerToolClosedError("this ComputerTool is closed; create a new one")
+            name = _name_of(action)
+            try:
+                parsed = parse_action(action, api or self.api)
+                return self._run(parsed)
+            except ViewfinderError as exc:
+                return self._failure(exc, name)
+
+    def screenshot(self) -> Screenshot:
+        """The screen now, at the model size (no action, no step recorded)."""
+        with self._lock:
+            return self._encode(self.scaling.scale_image(self._grab()[0], self.resample))
+
+    def _run(self, action: Action) -> ComputerResult:
+        if not action.changes_screen:
+            return self._look(action)
+        needs_pointer = action.position is None and action.kind in _POINTER_KINDS
+        pointer = self._pointer() if needs_pointer else (0, 0)
+        event = action.to_event(self.scaling, pointer)
+        path = action.screen_path(self.scaling) if action.path else None
+        before, before_at = self._frame_now()
+        event = event.model_copy(update={"timestamp": utc_now()})
+        self._perform(event, path)
+        # The screen after each change is captured and scaled while the quiet period
+        # runs: when it stays quiet, that frame is the answer, already encoded.
+        ready: list[tuple[Image.Image, datetime, Screenshot]] = []
+
+        def capture() -> None:
+            frame, at = self._grab()
+            ready[:] = [(frame, at, self._scaled(frame, at))]
+
+        report = settle(
+            self._changes,
+            self.settle_options,
+            expect_change=event.kind is not EventKind.WAIT,
+            on_change=capture,
+        )
+        if not (ready and report.changed and report.settled):
+            capture()
+        after, after_at, shot = ready[0]
+        self._last = (after, after_at, self._changes.generation)
+        self._log.add(event, before, before_at, _extra(action, path))
+        return ComputerResult(
+            action=action.name,
+            api=action.api,
+            screenshot=shot,
+            text=f"{describe_action(action)}; {describe_settle(report)}",
+            event=event,
+            settle=report,
+        )
+
+    def _look(self, action: Action) -> ComputerResult:
+        frame, captured_at = self._frame_now()
+        event = Event(kind=EventKind.SCREENSHOT)
+        region = action.screen_region(self.scaling)
+        self._log.add(event, frame, captured_at, _extra(action, None, region))
+        shot: Screenshot | None
+        if action.observation == "cursor_position":
+            x, y = self.scaling.to_model(*self._pointer())
+            shot, text = None, f"X={x},Y={y}"
+        elif region is not None:
+            assert action.region is not None
+            shot = self._encode(frame.crop(region.box), captured_at=captured_at, region=region)
+            text = (
+                f"zoom on {list(action.region)}: that region at the screen's full resolution "
+                f"({region.width}x{region.height} px)"
+            )
+        else:
+            shot, text = self._scaled(frame, captured_at), ""
+        return ComputerResult(
+            action=action.name, api=action.api, screenshot=shot, text=text, event=event
+        )
+
+    def _failure(self, error: ViewfinderError, name: str | None) -> ComputerResult:
+        if (
+            isinstance(error, ActionInputError)
+            and error.action is None
+            and name
+            and error.field not in (None, "action", "type")  # those errors name the action
+        ):
+            error.action = name
+        shot = None
+        with contextlib.suppress(ViewfinderError):  # the model sees the screen as it is now
+            shot = self._encode(self.scaling.scale_image(self._grab()[0], self.resample))
+        message = str(error)
+        return ComputerResult(
+            action=name,
+            screenshot=shot,
+            text=message,
+            is_error=True,
+            error=message,
+            error_type=type(error).__name__,
+        )
+
+    def _perform(self, event: Event, path: list[tuple[int, int]] | None) -> None:
+        controls = self._backend.input
+        if path is None:
+            self._backend.act(event)
+            return
+        # OpenAI's drag: through every point of the path with the button held.
+        controls.mouse_down("left", *path[0])
+        for (x0, y0), (x1, y1) in itertools.pairwise(path):
+            steps = max(1, min(10, math.ceil(math.dist((x0, y0), (x1, y1)) / _DRAG_STEP_PX)))
+            for step in range(1, steps + 1):
+                controls.move(x0 + (x1 - x0) * step // steps, y0 + (y1 - y0) * step // steps)
+            time.sleep(_PATH_DWELL_S)
+        controls.mouse_up("left", *path[-1])
+
+    # -- frames --------------------------------------------------------------------------------
+
+    def _grab(self) -> tuple[Image.Image, datetime]:
+        at = utc_now()
+        return self._backend.grab(), at
+
+    def _raw_pixels(self) -> bytearray:
+        """The screen's raw pixels, for change detection by polling (no image built)."""
+        if self._raw is None:
+            from viewfinder.xvfb.grab import ScreenGrab
+
+            self._raw = ScreenGrab(self.display_name)
+        return self._raw.raw()[0]
+
+    def _frame_now(self) -> tuple[Image.Image, datetime]:
+        """The screen now: the last frame when nothing was drawn since, else a new grab."""
+        generation = self._changes.mark()
+        if self._last is not None and self._last[2] == generation:
+            return self._last[0], self._last[1]
+        frame, at = self._grab()
+        self._last = (frame, at, generation)
+        return frame, at
+
+    def _scaled(self, frame: Image.Image, captured_at: datetime) -> Screenshot:
+        """``frame`` at the model size, encoded; the last one is kept for a repeated look."""
+        if self._last_shot is not None and self._last_shot[0] is frame:
+            return self._last_shot[1]
+        shot = self._encode(self.scaling.scale_image(frame, self.resample), captured_at=captured_at)
+        self._last_shot = (frame, shot)
+        return shot
+
+    def _encode(
+        self, image: Image.Image, *, captured_at: datetime | None = None, region: Any = None
+    ) -> Screenshot:
+        return Screenshot.from_image(
+            image, source="xvfb", format=self.image_format, region=region, captured_at=captured_at
+        )
+
+    def _pointer(self) -> tuple[int, int]:
+        from Xlib.display import Display as XDisplay
+        from Xlib.error import ConnectionClosedError, DisplayError
+
+        try:
+            if self._x is None:
+                self._x = XDisplay(self.display_name)
+            reply = self._x.screen().root.query_pointer()
+        except (ConnectionClosedError, DisplayError, OSError) as exc:
+            self._x = None
+            raise DisplayGoneError(
+                f"cannot ask display {self.display_name} where the pointer is ({exc})"
+            ) from exc
+        return (int(reply.root_x), int(reply.root_y))
+
+    # -- the run ---------------------------------------------------------------------------------
+
+    def trajectory(self, **metadata: Any) -> Trajectory:
+        """Every action so far as a core Trajectory: events in SCREEN coordinates, each step
+        with its pre-action frame at full resolution. ``metadata`` adds metadata fields."""
+        model_width, model_height = self.model_size
+        return self._log.trajectory(
+            model_size={"width": model_width, "height": model_height}, **metadata
+        )
+
+    def close(self) -> None:
+        """Finish the session folder and close the connections (idempotent)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._release()
+
+    def _release(self) -> None:
+        log = getattr(self, "_log", None)
+        if log is not None:
+            log.close()
+        changes = getattr(self, "_changes", None)
+        if changes is not None:
+            changes.close()
+        if self._raw is not None:
+            self._raw.close()
+        if self._x is not None:
+            self._x.close()
+            self._x = None
+        self._backend.close()
+
+    def __enter__(self) -> ComputerTool:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<ComputerTool {self.display_name} {self.scaling.describe()}>"
+
+
+def _name_of(action: object) -> str | None:
+    if not isinstance(action, Mapping):
+        return None
+    name = action.get("action") if "action" in action else action.get("type")
+    if isinstance(name, Mapping):  # an OpenAI computer_call item
+        name = name.get("type")
+    return name if isinstance(name, str) else None
+
+
+def _extra(
+    action: Action, path: list[tuple[int, int]] | None, region: Any = None
+) -> dict[str, Any]:
+    extra: dict[str, Any] = {"action": action.name, "api": action.api}
+    if path:
+        extra["path"] = [list(point) for point in path]
+    if region is not None:
+        extra["region"] = [region.x, region.y, region.width, region.height]
+    return extra

@@ -1,0 +1,231 @@
+"""OpenAI's computer-use actions (the ``action`` of a ``computer_call``), one model each.
+
+``click`` (``button``: left, right, wheel, back, forward), ``double_click``, ``scroll``
+(``scroll_x`` / ``scroll_y`` in pixels), ``keypress`` (``keys``, pressed together),
+``type``, ``wait``, ``move``, ``drag`` (``path`` of ``{x, y}`` points), ``screenshot``.
+``x``, ``y`` and the path are the model's pixels. Pointer actions also take ``keys``,
+modifier keys held while they happen.
+
+How the ones without an X equivalent are carried out:
+
+- ``scroll``: X scrolls in wheel clicks, so the distance (scaled to the screen) becomes
+  one click per :data:`~viewfinder.desktop.actions.SCREEN_PIXELS_PER_WHEEL_CLICK` screen
+  pixels, rounded, at least one click for any distance that is not 0.
+- ``click`` with ``back`` / ``forward``: the ``XF86Back`` / ``XF86Forward`` keys, which
+  browsers and file managers bind to going back and forward (what those mouse buttons
+  do there); ``wheel`` is the middle button.
+- ``wait``: :data:`WAIT_S` seconds (the action has no duration).
+- ``drag``: the left button is pressed at the first point, the pointer moves through
+  every point with the button held, and is released at the last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from viewfinder.core.event import EventKind
+from viewfinder.desktop.actions import (
+    Action,
+    ActionInputError,
+    check_keys,
+    check_text,
+    validate_model,
+)
+from viewfinder.desktop.anthropic_actions import takes
+
+#: How long ``wait`` waits, in seconds (as OpenAI's sample computers do).
+WAIT_S = 1.0
+#: The keys sent for the ``back`` and ``forward`` buttons (python-xlib's keysym names).
+HISTORY_KEYS = {"back": "XF86_Back", "forward": "XF86_Forward"}
+_BUTTONS = {
+    "left": (EventKind.CLICK, "left"),
+    "right": (EventKind.RIGHT_CLICK, "right"),
+    "wheel": (EventKind.MIDDLE_CLICK, "middle"),
+}
+
+
+class _Input(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: str
+
+    def to_action(self) -> Action:
+        raise NotImplementedError
+
+
+class _Pointer(_Input):
+    x: int
+    y: int
+    keys: list[str] | None = None
+
+    def _modifiers(self) -> tuple[str, ...]:
+        return check_keys(self.keys, "keys", self.type, indexed=True) if self.keys else ()
+
+
+class Click(_Pointer):
+    """Click ``button`` at ``(x, y)``."""
+
+    button: Literal["left", "right", "wheel", "back", "forward"] = "left"
+
+    def to_action(self) -> Action:
+        if self.button in HISTORY_KEYS:
+            return Action(
+                "openai",
+                self.type,
+                EventKind.KEY,
+                position=(self.x, self.y),  # checked on the screen; keys need no place
+                position_field="x, y",
+                keys=(HISTORY_KEYS[self.button],),
+            )
+        kind, button = _BUTTONS[self.button]
+        return Action(
+            "openai",
+            self.type,
+            kind,
+            position=(self.x, self.y),
+            position_field="x, y",
+            button=button,  # type: ignore[arg-type]
+            modifiers=self._modifiers(),
+        )
+
+
+class DoubleClick(_Pointer):
+    """Double-click the left button at ``(x, y)``."""
+
+    def to_action(self) -> Action:
+        return Action(
+            "openai",
+            self.type,
+            EventKind.DOUBLE_CLICK,
+            position=(self.x, self.y),
+            position_field="x, y",
+            button="left",
+            modifiers=self._modifiers(),
+        )
+
+
+class Move(_Pointer):
+    """Move the pointer to ``(x, y)``."""
+
+    def to_action(self) -> Action:
+        return Action(
+            "openai",
+            self.type,
+            EventKind.MOVE,
+            position=(self.x, self.y),
+            position_field="x, y",
+            modifiers=self._modifiers(),
+        )
+
+
+class Scroll(_Pointer):
+    """Scroll by ``scroll_x`` / ``scroll_y`` pixels (positive: right / down) at ``(x, y)``."""
+
+    scroll_x: int = 0
+    scroll_y: int = 0
+
+    def to_action(self) -> Action:
+        if not (self.scroll_x or self.scroll_y):
+            raise ActionInputError(
+                "scroll_x, scroll_y",
+                "are both 0, so there is nothing to scroll",
+                "pixels to scroll, positive right / down, negative left / up",
+                action=self.type,
+            )
+        return Action(
+            "openai",
+            self.type,
+            EventKind.SCROLL,
+            position=(self.x, self.y),
+            position_field="x, y",
+            scroll_pixels=(self.scroll_x, self.scroll_y),
+            modifiers=self._modifiers(),
+        )
+
+
+class PathPoint(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    x: int
+    y: int
+
+
+class Drag(_Input):
+    """Press at the path's first point, move through every point, release at the last."""
+
+    path: list[PathPoint] = Field(min_length=2)
+    keys: list[str] | None = None
+
+    def to_action(self) -> Action:
+        modifiers = check_keys(self.keys, "keys", self.type, indexed=True) if self.keys else ()
+        return Action(
+            "openai",
+            self.type,
+            EventKind.DRAG,
+            path=tuple((point.x, point.y) for point in self.path),
+            button="left",
+            modifiers=modifiers,
+        )
+
+
+class KeyPress(_Input):
+    """Press ``keys`` together as one chord (``["CTRL", "C"]``, ``["ENTER"]``)."""
+
+    keys: list[str] = Field(min_length=1)
+
+    def to_action(self) -> Action:
+        keys = check_keys(self.keys, "keys", self.type, indexed=True)
+        return Action("openai", self.type, EventKind.KEY, keys=keys)
+
+
+class TypeText(_Input):
+    """Type ``text``."""
+
+    text: str
+
+    def to_action(self) -> Action:
+        return Action(
+            "openai", self.type, EventKind.TYPE, text=check_text(self.text, "text", self.type)
+        )
+
+
+class Wait(_Input):
+    """Wait :data:`WAIT_S` seconds, then look."""
+
+    def to_action(self) -> Action:
+        return Action("openai", self.type, EventKind.WAIT, duration_s=WAIT_S)
+
+
+class Screenshot(_Input):
+    """Look, do nothing."""
+
+    def to_action(self) -> Action:
+        return Action("openai", self.type, EventKind.SCREENSHOT, observation="screenshot")
+
+
+#: Every action type, with the model that reads it.
+MODELS: dict[str, type[_Input]] = {
+    "click": Click,
+    "double_click": DoubleClick,
+    "move": Move,
+    "scroll": Scroll,
+    "drag": Drag,
+    "keypress": KeyPress,
+    "type": TypeText,
+    "wait": Wait,
+    "screenshot": Screenshot,
+}
+
+
+def parse(data: Mapping[str, Any]) -> Action:
+    """Read one OpenAI computer-use action; :class:`ActionInputError` when it cannot be."""
+    name = data.get("type")
+    if not isinstance(name, str) or name not in MODELS:
+        raise ActionInputError("type", f"unknown action type {name!r}", ", ".join(sorted(MODELS)))
+    model = MODELS[name]
+    present = {key: value for key, value in data.items() if value is not None}
+    parsed = validate_model(model, present, name, takes(model))
+    return parsed.to_action()

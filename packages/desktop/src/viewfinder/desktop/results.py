@@ -1,0 +1,68 @@
+"""What a ComputerTool action gives back: the result model and its words for the model."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from viewfinder.core import Event, EventKind, Screenshot
+from viewfinder.desktop.actions import Action, Api
+from viewfinder.desktop.settle import SettleReport
+
+
+class ComputerResult(BaseModel):
+    """What one action did and what the screen shows now.
+
+    ``screenshot``: the settled screen at the model size (a zoom: the region at full
+    resolution; none for ``cursor_position``). ``text``: what was done, or the cursor
+    position, for the model. ``is_error`` / ``error``: the action could not be read or
+    performed; ``error`` says why in words a model can act on (``error_type`` names the
+    exception). ``event``: what was performed, in SCREEN coordinates. ``settle``: how
+    the wait after the action went (None for actions that only look).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    action: str | None = None
+    api: Api | None = None
+    screenshot: Screenshot | None = None
+    text: str = ""
+    is_error: bool = False
+    error: str | None = None
+    error_type: str | None = None
+    event: Event | None = None
+    settle: SettleReport | None = None
+
+
+def describe_action(action: Action) -> str:
+    """What an action did, in a few words for the model (model coordinates)."""
+    where = f" at ({action.position[0]}, {action.position[1]})" if action.position else ""
+    kind = action.kind
+    if kind is EventKind.KEY:
+        return f"pressed {'+'.join(action.keys)}"
+    if kind is EventKind.HOLD_KEY:
+        return f"held {'+'.join(action.keys)} for {action.duration_s:g} s"
+    if kind is EventKind.TYPE:
+        return f"typed {len(action.text or '')} characters"
+    if kind is EventKind.WAIT:
+        return f"waited {action.duration_s:g} s"
+    if kind is EventKind.DRAG:
+        start = action.start or (action.path[0] if action.path else None)
+        end = action.position or (action.path[-1] if action.path else None)
+        return f"{action.name} from {start} to {end}"
+    if kind is EventKind.MOVE:
+        return f"moved the pointer{where.replace(' at', ' to')}"
+    held = f" holding {'+'.join(action.modifiers)}" if action.modifiers else ""
+    if kind is EventKind.SCROLL:
+        amount = action.wheel if action.api == "anthropic" else action.scroll_pixels
+        unit = "wheel clicks" if action.api == "anthropic" else "px"
+        return f"scrolled by {list(amount)} {unit} (x, y){where}{held}"
+    return f"{action.name}{where or ' where the pointer is'}{held}"
+
+
+def describe_settle(report: SettleReport) -> str:
+    """How the wait after an action went, for the model."""
+    if not report.changed:
+        return "no change on the screen within the wait for one"
+    if not report.settled:
+        return f"the screen was still changing after {report.waited_s:.2f} s"
+    return f"the screen changed and settled after {report.waited_s:.2f} s"

@@ -1,0 +1,213 @@
+"""The steps of a ComputerTool run: each action with the frame the screen showed before it.
+
+Kept in memory for :meth:`StepLog.trajectory` and, with a session folder, written in the
+recorder's format as they happen, so ``viewfinder record show``, ``viewfinder cache
+build`` and :func:`viewfinder.recorder.load_session` read a run like a recording::
+
+    session/
+      metadata.json          screen, display, input source "computer-tool", times
+      manifest.jsonl         one line per action (events in SCREEN coordinates), with
+                             the action's name and API, a drag's path, a zoom's region
+      screenshots/0.png ...  the pre-action frame of each line, at full resolution
+
+Frames are encoded and written on a background thread, in order, so recording does not
+slow the action down; :meth:`StepLog.trajectory` and :meth:`StepLog.close` wait for
+them. Lines are written whole but not fsync-ed (a power cut may lose the last ones).
+A write that fails stops the writing (:attr:`StepLog.error` says why); the steps are
+still kept in memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from viewfinder.core import (
+    Event,
+    Screenshot,
+    ScreenSize,
+    Trajectory,
+    TrajectoryMetadata,
+    TrajectoryStep,
+    ViewfinderError,
+)
+from viewfinder.core.screenshot import utc_now
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+    from viewfinder.recorder.folder import SessionFolder
+    from viewfinder.recorder.manifest import ManifestWriter
+    from viewfinder.recorder.metadata import SessionMetadata
+
+log = logging.getLogger(__name__)
+#: How the recorder's metadata names what produced the events.
+INPUT_SOURCE = "computer-tool"
+
+
+class StepLog:
+    """Steps of one run on a ``screen`` (width, height) of X display ``display_name``.
+
+    ``folder``: a new or empty folder to write the session into (None: memory only).
+    Raises the recorder's :class:`~viewfinder.recorder.SessionExistsError` for a folder
+    that holds a recording or other files, and
+    :class:`~viewfinder.recorder.SessionWriteError` for one that cannot be written.
+    """
+
+    def __init__(
+        self, screen: tuple[int, int], display_name: str, folder: str | os.PathLike[str] | None
+    ) -> None:
+        self.screen = ScreenSize(width=screen[0], height=screen[1])
+        self.display_name = display_name
+        self.started_at = utc_now()
+        self._steps: list[TrajectoryStep | Future[TrajectoryStep]] = []
+        self._lock = threading.Lock()
+        self._writer = ThreadPoolExecutor(
+            1, thread_name_prefix="viewfinder-steps", initializer=_run_in_the_background
+        )
+        self._last_image: Image.Image | None = None
+        self._last_frame: Future[Screenshot] | None = None
+        self.error: BaseException | None = None
+        self._folder: SessionFolder | None = None
+        self._manifest: ManifestWriter | None = None
+        self._metadata: SessionMetadata | None = None
+        self._root: Path | None = None
+        if folder is not None:
+            self._open(Path(folder))
+
+    @property
+    def session_dir(self) -> Path | None:
+        """The session folder the steps are written to, if any."""
+        return self._root
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+    def _open(self, root: Path) -> None:
+        from viewfinder.recorder.folder import SessionFolder
+        from viewfinder.recorder.manifest import ManifestWriter
+        from viewfinder.recorder.metadata import RecordingRun, SessionMetadata, platform_facts
+
+        folder = SessionFolder(root)
+        folder.open()
+        try:
+            metadata = SessionMetadata(
+                screen=self.screen,
+                backend="xvfb",
+                backend_options={"display": self.display_name},
+                input_source=INPUT_SOURCE,
+                interval_s=0.0,
+                started_at=self.started_at,
+                platform=platform_facts(self.display_name),
+                runs=[
+                    RecordingRun(
+                        started_at=self.started_at, backend="xvfb", input_source=INPUT_SOURCE
+                    )
+                ],
+            )
+            metadata.save(folder.layout.metadata, fsync=False)
+            self._manifest = ManifestWriter(folder.layout.manifest, fsync=False)
+        except BaseException:
+            folder.discard()
+            folder.close()
+            raise
+        self._folder, self._metadata, self._root = folder, metadata, folder.root
+
+    def add(
+        self,
+        event: Event,
+        frame: Image.Image,
+        captured_at: datetime,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        """Keep ``event`` (screen coordinates) with ``frame``, the screen just before it.
+
+        The same image object as the previous step's frame is encoded once.
+        """
+        with self._lock:
+            seq = len(self._steps)
+            if self._folder is not None:
+                event = event.model_copy(update={"screenshot": self._folder.layout.frame_ref(seq)})
+            if frame is self._last_image and self._last_frame is not None:
+                encoded = self._last_frame
+            else:
+                encoded = self._writer.submit(_encode, frame, captured_at)
+                self._last_image, self._last_frame = frame, encoded
+            self._steps.append(self._writer.submit(self._write, seq, event, encoded, extra))
+
+    def _write(
+        self, seq: int, event: Event, encoded: Future[Screenshot], extra: dict[str, Any] | None
+    ) -> TrajectoryStep:
+        frame = encoded.result()  # done: it was queued before this job
+        if self._folder is not None and self._manifest is not None and self.error is None:
+            from viewfinder.recorder.durable import write_atomic
+
+            try:
+                path = self._folder.layout.frame(seq)
+                write_atomic(path, frame.data, mtime=frame.captured_at.timestamp())
+                self._manifest.append(seq, event, extra)
+            except ViewfinderError as exc:
+                log.warning("stopped writing the steps to %s: %s", self._folder.root, exc)
+                self.error = exc
+        return TrajectoryStep(event=event, frame=frame)
+
+    def steps(self) -> list[TrajectoryStep]:
+        """Every step so far, in order (waits for frames still being encoded)."""
+        with self._lock:
+            pending = list(self._steps)
+        return [step.result() if isinstance(step, Future) else step for step in pending]
+
+    def trajectory(self, **metadata: Any) -> Trajectory:
+        """The run as a core Trajectory: events in screen coordinates, each with its
+        pre-action frame; ``metadata`` adds fields to its metadata."""
+        fields: dict[str, Any] = {
+            "source": "desktop",
+            "created_at": self.started_at,
+            "screen": self.screen,
+            "display": self.display_name,
+            **metadata,
+        }
+        if self.session_dir is not None:
+            fields["session_dir"] = str(self.session_dir)
+        return Trajectory(metadata=TrajectoryMetadata.model_validate(fields), steps=self.steps())
+
+    def close(self) -> None:
+        """Finish writing, mark the session stopped and release its folder (idempotent)."""
+        steps = self.steps()
+        self._writer.shutdown(wait=True)
+        folder, metadata, manifest = self._folder, self._metadata, self._manifest
+        self._folder = None
+        if folder is None or metadata is None:
+            return
+        stopped = utc_now()
+        metadata.stopped_at = stopped
+        metadata.status = "failed" if self.error is not None else "stopped"
+        metadata.error = str(self.error) if self.error is not None else None
+        metadata.events = len(steps)
+        metadata.runs[-1].stopped_at = stopped
+        metadata.runs[-1].events = len(steps)
+        try:
+            metadata.save(folder.layout.metadata, fsync=True)
+        except ViewfinderError as exc:
+            log.warning("could not update %s: %s", folder.layout.metadata, exc)
+        if manifest is not None:
+            manifest.close()
+        folder.close()
+
+
+def _encode(image: Image.Image, captured_at: datetime) -> Screenshot:
+    return Screenshot.from_image(image, source="xvfb", format="png", captured_at=captured_at)
+
+
+def _run_in_the_background() -> None:
+    # The writer only keeps up with the actions; the next action's settle, grab and
+    # scaling should have the CPU first. Linux gives each thread its own nice value,
+    # and the threads the PNG encoder starts inherit it.
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
