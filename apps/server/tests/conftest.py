@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import socket
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -14,7 +16,7 @@ import pytest
 
 from viewfinder.codeenv import CodeEnvConfig
 from viewfinder.codeenv.font_cache import shared_font_cache
-from viewfinder.core.testing import child_processes, wait_until
+from viewfinder.core.testing import child_processes, processes_with_argument, wait_until
 from viewfinder.server import LocalServer, ServerSettings
 
 
@@ -100,3 +102,50 @@ def serve_process() -> Iterator[Callable[..., tuple[subprocess.Popen[bytes], str
                 process.wait(30)
         if process.stderr is not None:
             process.stderr.close()
+
+
+# -- desktop sessions -----------------------------------------------------------------------
+
+#: The Tk form the desktop tests drive (examples/desktop_form.py).
+FORM = Path(__file__).resolve().parents[3] / "examples" / "desktop_form.py"
+
+
+class Form:
+    """One instance of the Tk form: its command and the state it writes to ``path``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        #: The command that starts it; its state path marks its processes.
+        self.command = [sys.executable, str(FORM), "--state", str(path)]
+
+    def state(self) -> dict[str, Any]:
+        """The form's state once it is drawn (it writes its layout then)."""
+
+        def drawn() -> dict[str, Any] | None:
+            try:
+                state: dict[str, Any] = json.loads(self.path.read_text())
+            except (OSError, ValueError):
+                return None
+            return state if "layout" in state else None
+
+        found: dict[str, Any] = wait_until(drawn, f"the form to write {self.path}")
+        return found
+
+    def centre(self, widget: str) -> list[int]:
+        """The screen point in the middle of ``widget``."""
+        x, y, width, height = self.state()["layout"][widget]
+        return [x + width // 2, y + height // 2]
+
+    def clicks(self) -> int:
+        clicks: int = self.state()["swatch"]["clicks"]
+        return clicks
+
+    def running(self) -> set[int]:
+        """The form's live processes."""
+        return processes_with_argument(str(self.path))
+
+
+@pytest.fixture
+def form(tmp_path: Path) -> Callable[[str], Form]:
+    """``form(name)``: a Tk form writing its state to a file of its own."""
+    return lambda name="form": Form(tmp_path / f"{name}.json")

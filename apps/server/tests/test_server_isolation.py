@@ -62,12 +62,14 @@ def test_token_and_token_file_together_are_refused(tmp_path: Path) -> None:
         build_app(), ["serve", "--token", "x" * 12, "--token-file", str(token_file)]
     )
     assert result.exit_code == 2 and "not both" in result.output
+    # wide enough that a long pytest folder name does not wrap the message
+    wide = {"COLUMNS": "400"}
     empty = tmp_path / "empty"
     empty.write_text("\n")
-    result = CliRunner().invoke(build_app(), ["serve", "--token-file", str(empty)])
+    result = CliRunner().invoke(build_app(), ["serve", "--token-file", str(empty)], env=wide)
     assert result.exit_code == 2 and "is empty" in result.output
     missing = tmp_path / "no-such-file"
-    result = CliRunner().invoke(build_app(), ["serve", "--token-file", str(missing)])
+    result = CliRunner().invoke(build_app(), ["serve", "--token-file", str(missing)], env=wide)
     assert result.exit_code == 2 and "cannot read the token from" in result.output
 
 

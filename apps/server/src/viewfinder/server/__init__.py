@@ -1,4 +1,5 @@
-"""viewfinder.server: the code env over OpenEnv's wire protocol, and its clients.
+"""viewfinder.server: the code env and desktop sessions over OpenEnv's wire protocol
+(a desktop's tools over OpenEnv's MCP tool calls), and the code env's clients.
 
 >>> from viewfinder.server import CodingEnv, create_app, ServerSettings
 >>> app = create_app(ServerSettings(max_sessions=8))     # serve with uvicorn

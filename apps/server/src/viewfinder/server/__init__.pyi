@@ -2,6 +2,7 @@
 
 from .app import create_app
 from .client import AsyncCodingEnv, CodingEnv
+from .desktop_task import DesktopTask
 from .errors import (
     CapacityReachedError,
     DockerUnavailableError,
@@ -9,6 +10,7 @@ from .errors import (
     InsecureBindError,
     ServerConnectionError,
     ServerError,
+    TaskRejectedError,
 )
 from .local import LocalServer
 from .settings import TOKEN_ENV, ServerSettings
@@ -18,6 +20,7 @@ __all__ = [
     "AsyncCodingEnv",
     "CapacityReachedError",
     "CodingEnv",
+    "DesktopTask",
     "DockerUnavailableError",
     "EnvServerError",
     "InsecureBindError",
@@ -25,5 +28,6 @@ __all__ = [
     "ServerConnectionError",
     "ServerError",
     "ServerSettings",
+    "TaskRejectedError",
     "create_app",
 ]

@@ -1,4 +1,4 @@
-"""``create_app(settings)``: the FastAPI application of the code env server."""
+"""``create_app(settings)``: the FastAPI application of the server (code env or desktop)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ from viewfinder.core import get_plugin_manager
 from viewfinder.server import wire
 from viewfinder.server.auth import TokenAuth
 from viewfinder.server.errors import CapacityReachedError, IsolationUnavailableError
-from viewfinder.server.routes import env, info, ws
+from viewfinder.server.routes import desktop, env, info, mcp, ws
+from viewfinder.server.served import served_env
 from viewfinder.server.sessions import SessionRegistry
 from viewfinder.server.settings import ServerSettings
 from viewfinder.xvfb import DisplayPool
@@ -129,9 +130,10 @@ def cancel_steps(app: Any) -> None:
 
 
 def create_app(settings: ServerSettings | None = None) -> FastAPI:
-    """The server app. Its lifespan owns the display pool and the session registry
-    (``app.state.pool``, ``app.state.registry``); every session is closed and every
-    display stopped when it ends."""
+    """The server app, serving ``settings.env`` (code env or desktop sessions). Its
+    lifespan owns the display pool and the session registry (``app.state.pool``,
+    ``app.state.registry``, and ``app.state.served``, the environment); every session is
+    closed and every display stopped when it ends."""
     settings = settings or ServerSettings()
 
     @asynccontextmanager
@@ -141,8 +143,9 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         pool = DisplayPool(
             size=settings.pool_size, width=settings.display_width, height=settings.display_height
         )
-        registry = SessionRegistry(settings, pool)
-        app.state.pool, app.state.registry = pool, registry
+        served = served_env(settings, pool)
+        registry = SessionRegistry(settings, pool, served.open)
+        app.state.pool, app.state.registry, app.state.served = pool, registry, served
         # Load the plugins now, not on the first capture of the first session.
         await asyncio.to_thread(get_plugin_manager)
         shared_font_cache()
@@ -154,15 +157,26 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
             await registry.close_all(SHUTTING_DOWN)
             await asyncio.to_thread(pool.close)
 
-    app = FastAPI(
-        title="viewfinder code env",
-        summary="Python on a virtual display with in-execution capture_screenshot(), "
-        "over the OpenEnv wire protocol.",
-        lifespan=lifespan,
-    )
+    if settings.env == "desktop":
+        title = "viewfinder desktop"
+        summary = (
+            "A virtual screen with a task's apps; tools (computer, screenshot, run_code...) "
+            "called over OpenEnv's tool-calling protocol."
+        )
+    else:
+        title = "viewfinder code env"
+        summary = (
+            "Python on a virtual display with in-execution capture_screenshot(), over the "
+            "OpenEnv wire protocol."
+        )
+    app = FastAPI(title=title, summary=summary, lifespan=lifespan)
     app.state.settings = settings
     app.include_router(info.router)
-    app.include_router(env.router)
+    if settings.env == "desktop":
+        app.include_router(desktop.router)
+        app.include_router(mcp.router)
+    else:
+        app.include_router(env.router)
     app.include_router(ws.router)
 
     @app.exception_handler(RequestValidationError)

@@ -50,3 +50,7 @@ class DockerUnavailableError(ServerError):
 
 class IsolationUnavailableError(ServerError):
     """The server was asked to require session isolation that this machine refuses."""
+
+
+class TaskRejectedError(ServerError, ValueError):
+    """A desktop reset asked for what this server does not do (an app it does not start)."""

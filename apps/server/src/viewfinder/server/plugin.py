@@ -13,5 +13,5 @@ def viewfinder_register_commands(app: Any) -> None:
     app.add_lazy_command(
         "serve",
         "viewfinder.server.serve_command:serve",
-        help="Serve code env sessions (HTTP and WebSocket, the OpenEnv wire protocol).",
+        help="Serve code env or desktop sessions (HTTP and WebSocket, the OpenEnv wire protocol).",
     )

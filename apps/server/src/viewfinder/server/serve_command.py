@@ -1,17 +1,30 @@
-"""``viewfinder serve``: the code env server over the OpenEnv wire protocol."""
+"""``viewfinder serve``: code env or desktop sessions over the OpenEnv wire protocol."""
 
 from __future__ import annotations
 
 import os
+import re
+import shlex
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 
-from viewfinder.server.settings import TOKEN_ENV, ServerSettings
+from viewfinder.server.desktop_task import DesktopTask
+from viewfinder.server.settings import ENVS, TOKEN_ENV, ServerSettings
 
 
 def serve(
+    env: Annotated[
+        str,
+        typer.Option(
+            "--env",
+            help="What each session is: code (Python on a display, OpenEnv's coding env "
+            "protocol) or desktop (a screen with apps, its tools called with OpenEnv's MCP "
+            "actions and on /mcp).",
+        ),
+    ] = "code",
     host: Annotated[
         str, typer.Option("--host", help="Address to listen on; beyond loopback needs a token.")
     ] = "127.0.0.1",
@@ -69,19 +82,55 @@ def serve(
             help="Refuse to start where sessions cannot be isolated from each other.",
         ),
     ] = False,
+    app: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--app",
+            help="Desktop: a program (with its arguments, split as a shell would) that every "
+            "reset starts unless it names its own apps; repeat for several. A reset may name "
+            "only these.",
+        ),
+    ] = None,
+    target: Annotated[
+        str | None,
+        typer.Option(
+            "--target",
+            help="Desktop: the size the model sees the screen at: XGA, WXGA, FWXGA, auto or "
+            "WIDTHxHEIGHT (default: the screen's own).",
+        ),
+    ] = None,
+    allow_any_app: Annotated[
+        bool,
+        typer.Option(
+            "--allow-any-app",
+            help="Desktop: let a reset start any program, not only the --app ones. Apps run "
+            "as the server's user: only for clients trusted with that.",
+        ),
+    ] = False,
 ) -> None:
-    """Serve code env sessions (HTTP and WebSocket, the OpenEnv wire protocol)."""
+    """Serve code env or desktop sessions (HTTP and WebSocket, the OpenEnv wire protocol)."""
     from viewfinder.codeenv import CodeEnvConfig
     from viewfinder.codeenv.exec_command import parse_size
-    from viewfinder.server.app import create_app, uvicorn_server
 
     width, height = parse_size(size)
+    if env not in ENVS:
+        raise typer.BadParameter(
+            f"{env!r} is not a choice: use {' or '.join(ENVS)}", param_hint="--env"
+        )
     if session_network not in ("none", "host"):
         raise typer.BadParameter(
             f"{session_network!r} is not a choice: use none or host", param_hint="--session-network"
         )
+    if env != "desktop" and (app or target is not None or allow_any_app):
+        raise typer.BadParameter(
+            "--app, --target and --allow-any-app are for desktop sessions: add --env desktop"
+        )
+    task = _desktop_task(app or [], target)
     token = _token(token, token_file)
     settings = ServerSettings(
+        env="desktop" if env == "desktop" else "code",
+        desktop=task,
+        allow_any_app=allow_any_app,
         host=host,
         port=port,
         token=token or None,
@@ -108,9 +157,37 @@ def serve(
         except IsolationUnavailableError as exc:
             typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
             raise typer.Exit(1) from None
+    from viewfinder.server.app import create_app, uvicorn_server
+
     where = f"http://{host}:{port}"
-    typer.echo(f"serving code env sessions on {where} (ws: {where}/ws)", err=True)
+    also = f", mcp: {where}/mcp" if env == "desktop" else ""
+    typer.echo(f"serving {env} sessions on {where} (ws: {where}/ws{also})", err=True)
     uvicorn_server(create_app(settings), host=host, port=port, log_level="info").run()
+
+
+def _desktop_task(apps: list[str], target: str | None) -> DesktopTask:
+    """The server's desktop task from --app and --target, or BadParameter naming which."""
+    commands = []
+    for command in apps:
+        try:
+            words = shlex.split(command)
+        except ValueError as exc:
+            raise typer.BadParameter(
+                f"{command!r} cannot be split: {exc}", param_hint="--app"
+            ) from None
+        if not words:
+            raise typer.BadParameter("an app is empty; give a program", param_hint="--app")
+        commands.append(words)
+    values: dict[str, Any] = {"apps": commands}
+    if target is not None:
+        sizes = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", target)
+        values["target"] = [int(sizes[1]), int(sizes[2])] if sizes else target
+    try:
+        return DesktopTask.model_validate(values)
+    except ValidationError as exc:
+        message = "; ".join(str(error["msg"]) for error in exc.errors(include_url=False))
+        hint = "--target" if any(e["loc"][:1] == ("target",) for e in exc.errors()) else "--app"
+        raise typer.BadParameter(message, param_hint=hint) from None
 
 
 def _token(given: str | None, token_file: Path | None) -> str | None:

@@ -1,4 +1,5 @@
-"""The sessions a server runs: each one a code environment on a display from the pool."""
+"""The sessions a server runs: each one an environment (a code env or a desktop) on a
+display from the pool."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from viewfinder.codeenv import CodeEnvironment
 from viewfinder.server.errors import CapacityReachedError
+from viewfinder.server.served import SessionEnv
 from viewfinder.server.settings import ServerSettings
 from viewfinder.xvfb import DisplayPool
 
@@ -23,10 +24,12 @@ T = TypeVar("T")
 class Session:
     """One client's environment, with when it was last used."""
 
-    def __init__(self, session_id: str, env: CodeEnvironment, kind: str) -> None:
+    def __init__(self, session_id: str, env: Any, kind: str) -> None:
         self.id = session_id
+        #: The environment (a :class:`~viewfinder.server.served.SessionEnv`).
         self.env = env
-        self.kind = kind  # "ws" or "http"
+        #: "ws", "http" (one request) or "mcp" (made by ``openenv/session/create``).
+        self.kind = kind
         self.created_at = time.time()
         self.last_active = time.monotonic()
         self.busy = 0
@@ -44,12 +47,23 @@ class SessionRegistry:
     """Opens sessions up to the cap, runs their blocking work off the event loop, reaps idle ones.
 
     Environment calls block (a step waits for its worker), so they run on a thread pool
-    sized for every session to step at once.
+    sized for every session to step at once. ``open_env(session_id)`` makes a session's
+    environment (a code env on the pool's displays when not given).
     """
 
-    def __init__(self, settings: ServerSettings, pool: DisplayPool) -> None:
+    def __init__(
+        self,
+        settings: ServerSettings,
+        pool: DisplayPool,
+        open_env: Callable[[str], SessionEnv] | None = None,
+    ) -> None:
         self.settings = settings
         self.pool = pool
+        if open_env is None:
+            from viewfinder.server.served import CodeServed
+
+            open_env = CodeServed(settings, pool).open
+        self._open_env = open_env
         self._sessions: dict[str, Session] = {}
         self._lock = asyncio.Lock()
         self._executor = ThreadPoolExecutor(
@@ -94,8 +108,7 @@ class SessionRegistry:
             if len(self._sessions) >= self.settings.max_sessions:
                 raise CapacityReachedError(len(self._sessions), self.settings.max_sessions)
             session_id = uuid.uuid4().hex
-            env = CodeEnvironment(self.settings.codeenv, displays=self.pool, session_id=session_id)
-            session = Session(session_id, env, kind)
+            session = Session(session_id, self._open_env(session_id), kind)
             self._sessions[session_id] = session
         return session
 

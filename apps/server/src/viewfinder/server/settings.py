@@ -1,16 +1,20 @@
-"""Settings of the code env server: where it listens, who may use it, its limits."""
+"""Settings of the server: which environment it serves, where it listens, who may use
+it, its limits."""
 
 from __future__ import annotations
 
 import ipaddress
 import os
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from viewfinder.codeenv import CodeEnvConfig
+from viewfinder.server.desktop_task import DesktopTask
 from viewfinder.server.errors import InsecureBindError
 
 TOKEN_ENV = "VIEWFINDER_SERVER_TOKEN"
+#: The environments a server can serve (``viewfinder serve --env``).
+ENVS = ("code", "desktop")
 LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
 
 
@@ -28,6 +32,9 @@ def is_loopback(host: str) -> bool:
 class ServerSettings:
     """How the server runs.
 
+    - ``env``: what each session is: ``"code"`` (a code env, OpenEnv's coding env
+      protocol) or ``"desktop"`` (a desktop behind OpenEnv's tool calls; see
+      :mod:`viewfinder.server.desktop_env`).
     - ``host`` / ``port``: where it listens; 127.0.0.1 by default. Any other address
       needs a ``token``, which every request and WebSocket must then carry
       (``Authorization: Bearer TOKEN``, or HTTP basic auth with the token as password,
@@ -37,8 +44,14 @@ class ServerSettings:
     - ``idle_timeout_s``: a session without a message for this long is closed.
     - ``reap_interval_s``: how often idle sessions are looked for.
     - ``pool_size``: warm displays kept ready; ``display_width`` / ``display_height``.
-    - ``codeenv``: the sandbox and step limits of every session.
+    - ``codeenv``: the sandbox and step limits of every session (a desktop session's
+      ``run_code`` sandbox too).
+    - ``desktop``: the task of a desktop reset that names none (apps, screen size,
+      scaling); ``allow_any_app`` lets a reset start programs besides ``desktop.apps``
+      (they run as the server's user: only for clients trusted with that).
     """
+
+    env: Literal["code", "desktop"] = "code"
 
     host: str = "127.0.0.1"
     port: int = 8000
@@ -50,8 +63,12 @@ class ServerSettings:
     display_width: int = 1280
     display_height: int = 800
     codeenv: CodeEnvConfig = field(default_factory=CodeEnvConfig)
+    desktop: DesktopTask = field(default_factory=DesktopTask)
+    allow_any_app: bool = False
 
     def __post_init__(self) -> None:
+        if self.env not in ENVS:
+            raise ValueError(f"env must be one of {', '.join(ENVS)}, got {self.env!r}")
         if self.max_sessions < 1:
             raise ValueError(f"max_sessions must be at least 1, got {self.max_sessions}")
         if self.idle_timeout_s <= 0:

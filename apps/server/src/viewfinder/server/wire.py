@@ -10,6 +10,11 @@ stops the running step, whose observation then comes back with exit code 130 and
 ``{"type": "observation", "data": {...}}``, ``{"type": "state", "data": {...}}`` or
 ``{"type": "error", "data": {"message": ..., "code": ..., "errors"?: [...]}}``.
 
+A desktop server (``--env desktop``) takes the same messages, with OpenEnv's tool-calling
+actions as step ``data`` and its task as reset ``data`` (:mod:`viewfinder.server.mcp_wire`,
+:mod:`viewfinder.server.desktop_task`), and ``{"type": "mcp", "data": JSON-RPC}``,
+answered ``{"type": "mcp", "data": JSON-RPC response}``.
+
 Unlike OpenEnv's generic server, unknown fields are refused here (422 over HTTP, a
 ``VALIDATION_ERROR`` over the WebSocket) so a misspelt field is never silently ignored.
 """
@@ -18,12 +23,15 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from viewfinder.codeenv import CodeAction
 from viewfinder.codeenv.models import MAX_TIMEOUT_S
+from viewfinder.server.desktop_task import DesktopTask
+from viewfinder.server.mcp_wire import ToolAction
 
 #: OpenEnv's WebSocket error codes (``openenv.core.env_server.types.WSErrorCode``).
 INVALID_JSON = "INVALID_JSON"
@@ -85,12 +93,43 @@ class CancelMessage(BaseModel):
     type: Literal["cancel"]
 
 
+class DesktopResetMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["reset"]
+    data: DesktopTask = Field(default_factory=DesktopTask)
+
+
+class DesktopStepMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["step"]
+    data: ToolAction
+
+
+class McpMessage(BaseModel):
+    """A JSON-RPC request to the session's ``/mcp`` (OpenEnv's ``WSMCPMessage``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["mcp"]
+    data: dict[str, Any]
+
+
+#: The messages of a code env session.
 MESSAGES: dict[str, type[BaseModel]] = {
     "reset": ResetMessage,
     "step": StepMessage,
     "state": StateMessage,
     "close": CloseMessage,
     "cancel": CancelMessage,
+}
+#: The messages of a desktop session.
+DESKTOP_MESSAGES: dict[str, type[BaseModel]] = {
+    **MESSAGES,
+    "reset": DesktopResetMessage,
+    "step": DesktopStepMessage,
+    "mcp": McpMessage,
 }
 
 
@@ -125,8 +164,11 @@ def describe(errors: list[dict[str, Any]]) -> str:
     return "; ".join(parts)
 
 
-def parse_message(raw: str) -> BaseModel | dict[str, Any]:
-    """A WebSocket message as its model, or the ``error`` message to answer with."""
+def parse_message(
+    raw: str, messages: Mapping[str, type[BaseModel]] = MESSAGES
+) -> BaseModel | dict[str, Any]:
+    """A WebSocket message as its model (one of ``messages``), or the ``error`` message
+    to answer with."""
     try:
         message = json.loads(raw)
     except ValueError as exc:
@@ -139,11 +181,11 @@ def parse_message(raw: str) -> BaseModel | dict[str, Any]:
             f"a message must be a JSON object with a 'type', got {type(message).__name__}",
         )
     kind = message.get("type")
-    model = MESSAGES.get(kind) if isinstance(kind, str) else None
+    model = messages.get(kind) if isinstance(kind, str) else None
     if model is None:
         return error_message(
             UNKNOWN_TYPE,
-            f"unknown message type {kind!r}; send one of: {', '.join(MESSAGES)}",
+            f"unknown message type {kind!r}; send one of: {', '.join(messages)}",
         )
     try:
         return model.model_validate(message)

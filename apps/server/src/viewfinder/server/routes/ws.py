@@ -1,4 +1,5 @@
-"""``/ws``: one session per WebSocket, OpenEnv's ``reset`` / ``step`` / ``state`` / ``close``.
+"""``/ws``: one session per WebSocket, OpenEnv's ``reset`` / ``step`` / ``state`` / ``close``
+(and ``mcp``, on a desktop server).
 
 The socket is read all the time, also while a step runs, so that what the client does
 meanwhile takes effect at once: leaving (the connection drops) cancels the running step
@@ -20,10 +21,11 @@ from typing import Any
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel
 
-from viewfinder.codeenv.models import observation_json
 from viewfinder.server import wire
-from viewfinder.server.deps import Registry
-from viewfinder.server.errors import CapacityReachedError
+from viewfinder.server.deps import Registry, Served
+from viewfinder.server.errors import CapacityReachedError, TaskRejectedError
+from viewfinder.server.routes import mcp
+from viewfinder.server.served import ServedEnv
 from viewfinder.server.sessions import Session, SessionRegistry
 
 router = APIRouter()
@@ -36,7 +38,7 @@ REFUSAL_LINGER_S = 5.0
 
 
 @router.websocket("/ws")
-async def session_socket(websocket: WebSocket, registry: Registry) -> None:
+async def session_socket(websocket: WebSocket, registry: Registry, served: Served) -> None:
     """One session for the life of the connection (see :mod:`viewfinder.server.wire`)."""
     await websocket.accept()
     try:
@@ -50,7 +52,9 @@ async def session_socket(websocket: WebSocket, registry: Registry) -> None:
 
     session.on_server_close = server_closed
     requests: asyncio.Queue[BaseModel | dict[str, Any]] = asyncio.Queue()
-    answering = asyncio.create_task(_answer_in_order(websocket, registry, session, requests))
+    answering = asyncio.create_task(
+        _answer_in_order(websocket, registry, served, session, requests)
+    )
     try:
         while True:
             receiving = asyncio.ensure_future(websocket.receive())
@@ -64,17 +68,16 @@ async def session_socket(websocket: WebSocket, registry: Registry) -> None:
             if frame["type"] == "websocket.disconnect":
                 break
             session.touch()
-            message = _read(frame)
-            if isinstance(message, wire.CloseMessage):
+            message = _read(frame, served)
+            kind = getattr(message, "type", None)
+            if kind == "close":
                 break
-            if isinstance(message, wire.CancelMessage | wire.ResetMessage):
+            if kind in ("cancel", "reset"):
                 # a reset ends the running episode: its step first
                 session.env.cancel(
-                    "cancelled by the client"
-                    if isinstance(message, wire.CancelMessage)
-                    else "cancelled by a reset"
+                    "cancelled by the client" if kind == "cancel" else "cancelled by a reset"
                 )
-                if isinstance(message, wire.CancelMessage):
+                if kind == "cancel":
                     continue
             requests.put_nowait(message)
     except (WebSocketDisconnect, RuntimeError):
@@ -90,18 +93,19 @@ async def session_socket(websocket: WebSocket, registry: Registry) -> None:
             await websocket.close()
 
 
-def _read(frame: Mapping[str, Any]) -> BaseModel | dict[str, Any]:
+def _read(frame: Mapping[str, Any], served: ServedEnv) -> BaseModel | dict[str, Any]:
     raw = frame.get("text")
     if raw is None:  # a binary frame: say so, and go on
         return wire.error_message(
             wire.INVALID_JSON, "binary frames are not messages; send JSON as text frames"
         )
-    return wire.parse_message(raw)
+    return wire.parse_message(raw, served.messages)
 
 
 async def _answer_in_order(
     websocket: WebSocket,
     registry: SessionRegistry,
+    served: ServedEnv,
     session: Session,
     requests: asyncio.Queue[BaseModel | dict[str, Any]],
 ) -> None:
@@ -111,31 +115,25 @@ async def _answer_in_order(
         if isinstance(message, dict):  # an error to answer with
             text = json.dumps(message)
         else:
-            text = await _answer(registry, session, message)
+            text = await _answer(registry, served, session, message)
         await websocket.send_text(text)
         del text  # an observation can be large: let it go before waiting for the next
 
 
-async def _answer(registry: SessionRegistry, session: Session, message: BaseModel) -> str:
+async def _answer(
+    registry: SessionRegistry, served: ServedEnv, session: Session, message: BaseModel
+) -> str:
     """The reply to ``message`` as JSON text, built off the event loop."""
-    env = session.env
     try:
-        if isinstance(message, wire.ResetMessage):
-            data = message.data
-            return await registry.use(
-                session, lambda: _observation_text(env.reset(data.seed, data.episode_id))
-            )
-        if isinstance(message, wire.StepMessage):
-            action = message.data
-            return await registry.use(session, lambda: _observation_text(env.step(action)))
-        return json.dumps({"type": "state", "data": env.state.model_dump()})
+        if isinstance(message, wire.McpMessage):
+            reply = await mcp.answer(registry, message.data, session=session)
+            return json.dumps({"type": "mcp", "data": reply})
+        return await registry.use(session, lambda: served.answer(session.env, message))
+    except TaskRejectedError as exc:  # a reset asked for what the server does not do
+        return json.dumps(wire.error_message(wire.VALIDATION_ERROR, str(exc)))
     except Exception as exc:  # the env itself failed (no display could start, ...)
         log.exception("session %s: %s failed", session.id, type(message).__name__)
         return json.dumps(wire.error_message(wire.EXECUTION_ERROR, f"{type(exc).__name__}: {exc}"))
-
-
-def _observation_text(observation: Any) -> str:
-    return observation_json(observation, lambda payload: {"type": "observation", "data": payload})
 
 
 async def _refuse(websocket: WebSocket, exc: CapacityReachedError) -> None:

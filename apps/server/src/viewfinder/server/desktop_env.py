@@ -1,0 +1,304 @@
+"""Desktop sessions behind OpenEnv's tool calls (``viewfinder serve --env desktop``).
+
+Each session is a :class:`DesktopEnvironment`: at each reset, a
+:class:`viewfinder.desktop.Desktop` (a display from the server's pool, or one of its
+own for another screen size, with the task's apps on it) and the
+:class:`~viewfinder.core.ToolContext` its tool calls run in. The tools are the
+registry's (:func:`viewfinder.core.tool_registry`), whatever the installed packages
+register; a tool that runs model-written code (``run_code``, ``browser_execute``) runs
+it in the session's sandbox, a code env worker on the session's display with the code
+env's isolation (``require_sandbox``), never in the server.
+
+The apps themselves are started by the server, as its user: so a reset may start only
+the apps the operator gave (``--app``), unless the operator allows any
+(``--allow-any-app``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, TypeAdapter
+
+from viewfinder.codeenv.tools import DISPLAY_VALUE, TOOL_SANDBOX_CONFIG
+from viewfinder.core import (
+    Tool,
+    ToolContext,
+    ToolInputError,
+    ToolResult,
+    UnknownToolError,
+    tool_registry,
+)
+from viewfinder.server import wire
+from viewfinder.server.desktop_task import DesktopTask, check_apps
+from viewfinder.server.errors import ServerError
+from viewfinder.server.mcp_wire import (
+    RESERVED_TOOL_NAMES,
+    CallToolAction,
+    CallToolObservation,
+    ListToolsAction,
+    ListToolsObservation,
+    ToolAction,
+    ToolCallError,
+    ToolErrorType,
+    ToolSpec,
+    mcp_result,
+    step_payload,
+)
+from viewfinder.server.served import environment_metadata
+from viewfinder.server.settings import TOKEN_ENV
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from viewfinder.desktop.desktop import Desktop
+    from viewfinder.server.settings import ServerSettings
+    from viewfinder.xvfb import DisplayPool
+
+log = logging.getLogger(__name__)
+
+#: The ``ToolContext.values`` key of the scaling target the desktop's ``computer`` tool
+#: reads (``DISPLAY_VALUE``, the code env's, holds the session's Display).
+TARGET_VALUE = "target"
+
+
+class DesktopState(BaseModel):
+    """A desktop session's state (OpenEnv's ``State``)."""
+
+    episode_id: str | None = None
+    step_count: int = 0
+
+
+def served_tools(tools: dict[str, Tool] | None = None) -> dict[str, Tool]:
+    """The registry's tools a session may call: all but OpenEnv's reserved names."""
+    table = tool_registry() if tools is None else tools
+    reserved = sorted(RESERVED_TOOL_NAMES & set(table))
+    if reserved:
+        log.warning("tools named %s are not served: OpenEnv reserves those names", reserved)
+    return {name: tool for name, tool in table.items() if name not in RESERVED_TOOL_NAMES}
+
+
+def tool_specs(tools: dict[str, Tool]) -> list[ToolSpec]:
+    """The tools as a ``list_tools`` step lists them."""
+    return [
+        ToolSpec(name=tool.name, description=tool.description, input_schema=tool.input_schema())
+        for tool in tools.values()
+    ]
+
+
+class DesktopEnvironment:
+    """One session's desktop: reset starts a task's desktop, steps list and call tools.
+
+    Methods may be called from any thread, one at a time (a lock keeps them so);
+    :meth:`cancel` and :meth:`close` may come while a call runs.
+    """
+
+    def __init__(
+        self,
+        settings: ServerSettings,
+        pool: DisplayPool,
+        session_id: str,
+        tools: Callable[[], dict[str, Tool]] = served_tools,
+    ) -> None:
+        self.settings = settings
+        self.pool = pool
+        self.session_id = session_id
+        self._tools = tools
+        self._lock = threading.RLock()
+        self._desktop: Desktop | None = None
+        self._sandbox: Any = None
+        self._context: ToolContext | None = None
+        self._state = DesktopState()
+        self._closed = False
+        self._calling = False
+
+    @property
+    def state(self) -> DesktopState:
+        return self._state.model_copy()
+
+    @property
+    def desktop(self) -> Desktop | None:
+        """The current episode's desktop (None before the first reset)."""
+        return self._desktop
+
+    # -- OpenEnv's Environment interface ------------------------------------------------
+
+    def reset(self, task: DesktopTask | None = None) -> dict[str, Any]:
+        """End the episode (its apps, its display) and start ``task``'s; OpenEnv's reset
+        payload, with where and how big the screen is in ``observation.metadata``."""
+        from viewfinder.desktop.desktop import Desktop
+        from viewfinder.desktop.scaling import Scaling
+
+        task = (task or DesktopTask()).over(self.settings.desktop)
+        apps = task.apps or []
+        check_apps(apps, self.settings.desktop.apps or [], self.settings.allow_any_app)
+        size = task.size or (self.settings.display_width, self.settings.display_height)
+        with self._lock:
+            self._check_open()
+            self._end_episode()
+            # the token is the server's alone: apps do not inherit it
+            options: dict[str, Any] = {"apps": apps, "env": {TOKEN_ENV: ""}}
+            if size == (self.settings.display_width, self.settings.display_height):
+                desktop = Desktop(pool=self.pool, **options)
+            else:
+                desktop = Desktop(size=size, **options)
+            desktop.start()  # on failure it stopped what it started
+            self._desktop = desktop
+            self._sandbox = self._new_sandbox(desktop)
+            self._context = ToolContext(
+                display=desktop.display_name,
+                sandbox=self._sandbox,
+                require_sandbox=True,
+                values={TARGET_VALUE: task.target, DISPLAY_VALUE: desktop.display},
+            )
+            self._state = DesktopState(episode_id=task.episode_id or uuid.uuid4().hex)
+            width, height = desktop.size
+            scaling = Scaling.choose(width, height, task.target)
+            metadata = {
+                "episode_id": self._state.episode_id,
+                "display": desktop.display_name,
+                "screen_size": list(desktop.size),
+                "model_size": list(scaling.model_size),
+                "target": task.target,
+                "apps": apps,
+            }
+        return {"observation": {"metadata": metadata}, "reward": None, "done": False}
+
+    def step(self, action: ListToolsAction | CallToolAction) -> BaseModel:
+        """List the tools, or call one (OpenEnv's MCP actions)."""
+        if isinstance(action, ListToolsAction):
+            return ListToolsObservation(tools=tool_specs(self._tools()))
+        return self.call_tool(action.tool_name, action.arguments)
+
+    def call_tool(self, name: str, arguments: Any) -> CallToolObservation:
+        """Call tool ``name`` in this session; a failure is OpenEnv's tool error (the
+        next call works). Starts the server's task first when no reset came yet."""
+        tools = self._tools()
+        tool = tools.get(name)
+        if tool is None:
+            message = str(UnknownToolError(name, tools))
+            return CallToolObservation(
+                tool_name=name,
+                error=ToolCallError(error_type=ToolErrorType.TOOL_NOT_FOUND, message=message),
+            )
+        with self._lock:
+            self._check_open()
+            if self._context is None:
+                self.reset()
+            assert self._context is not None
+            try:
+                tool.parse(arguments)
+            except ToolInputError as exc:
+                result, kind = ToolResult.error(str(exc)), ToolErrorType.INVALID_ARGS
+            else:
+                self._calling = True
+                try:
+                    result = tool.call(arguments, self._context)
+                finally:
+                    self._calling = False
+                wrong_input = result.error_kind == "input"  # found by the tool itself
+                kind = ToolErrorType.INVALID_ARGS if wrong_input else ToolErrorType.EXECUTION_ERROR
+            self._state.step_count += 1
+        error = ToolCallError(error_type=kind, message=result.text) if result.is_error else None
+        return CallToolObservation(tool_name=name, result=mcp_result(result), error=error)
+
+    def cancel(self, reason: str = "cancelled by the client") -> bool:
+        """Stop the code a tool is running in the sandbox; True when a call was running."""
+        if not self._calling:
+            return False
+        sandbox = self._sandbox
+        if sandbox is not None:
+            sandbox.cancel()
+        return True
+
+    def close(self) -> None:
+        """End the episode: its apps stopped, its display given back or stopped."""
+        self._closed = True
+        self.cancel("the session closed")
+        with self._lock:
+            self._end_episode()
+
+    def __enter__(self) -> DesktopEnvironment:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ServerError(f"desktop session {self.session_id} is closed")
+
+    def _new_sandbox(self, desktop: Desktop) -> Any:
+        """The sandbox the session's code-running tools use: a code env worker on the
+        desktop's display, with the server's code env settings (isolation, network,
+        limits), started on first use."""
+        from viewfinder.codeenv import CodeEnvSandbox
+
+        config = self.settings.codeenv
+        width, height = desktop.size
+        # room for a browser's threads, as every tool sandbox has
+        processes = max(config.max_processes, TOOL_SANDBOX_CONFIG.max_processes)
+        config = config.with_changes(width=width, height=height, max_processes=processes)
+        return CodeEnvSandbox(desktop.display, config=config)
+
+    def _end_episode(self) -> None:
+        context, self._context = self._context, None
+        sandbox, self._sandbox = self._sandbox, None
+        desktop, self._desktop = self._desktop, None
+        # each step goes on past a failure of the one before: nothing may be left running
+        for what, close in (
+            ("tool resources", getattr(context, "close", None)),
+            ("sandbox", getattr(sandbox, "close", None)),
+            ("desktop", getattr(desktop, "close", None)),
+        ):
+            if close is None:
+                continue
+            try:
+                close()
+            except Exception:
+                log.exception("session %s: closing its %s failed", self.session_id, what)
+
+
+class DesktopServed:
+    """Desktop sessions, OpenEnv's tool-calling protocol (see :mod:`.mcp_wire`)."""
+
+    name = "desktop"
+    messages: Mapping[str, type[BaseModel]] = wire.DESKTOP_MESSAGES
+
+    def __init__(self, settings: ServerSettings, pool: DisplayPool) -> None:
+        self.settings = settings
+        self.pool = pool
+
+    def open(self, session_id: str) -> DesktopEnvironment:
+        return DesktopEnvironment(self.settings, self.pool, session_id)
+
+    def answer(self, env: Any, message: BaseModel) -> str:
+        if isinstance(message, wire.DesktopResetMessage):
+            return json.dumps({"type": "observation", "data": env.reset(message.data)})
+        if isinstance(message, wire.DesktopStepMessage):
+            observation = step_payload(env.step(message.data))
+            return json.dumps({"type": "observation", "data": observation})
+        return json.dumps({"type": "state", "data": env.state.model_dump()})
+
+    def schema(self) -> dict[str, Any]:
+        return {
+            "action": TypeAdapter(ToolAction).json_schema(),
+            "observation": CallToolObservation.model_json_schema(),
+            "state": DesktopState.model_json_schema(),
+        }
+
+    def metadata(self) -> dict[str, Any]:
+        return environment_metadata(
+            "viewfinder-desktop",
+            "A virtual screen with the apps of a task; the agent sees and acts on it through "
+            "tools (computer, screenshot, run_code, ...) called with OpenEnv's MCP actions.",
+        )
+
+    def fresh_state(self) -> dict[str, Any]:
+        return DesktopState().model_dump()
