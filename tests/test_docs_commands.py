@@ -3,8 +3,8 @@
 Each ```console block is a session: its ``$`` lines run in order in an empty folder (the
 repository's ``examples/`` linked in), with a fresh display state; the lines after a
 command are output it must print (display numbers may differ). Commands that run until
-stopped (``serve``, ``record``, ``tui``) are started, given something to do, and stopped
-the way a person stops them (Ctrl-C, Ctrl-Q).
+stopped (``serve``, ``mcp --http``, ``record``, ``tui``) are started, given something to
+do, and stopped the way a person stops them (Ctrl-C, Ctrl-Q).
 """
 
 from __future__ import annotations
@@ -89,8 +89,10 @@ class DocSession:
             output = self._run(evaluated.group(1), command)
             for name, value in re.findall(r"^export (\w+)=(\S+)$", output, re.MULTILINE):
                 self.env[name] = value
-        elif words[1:2] in (["serve"], ["tui"]) or (
-            words[1:2] == ["record"] and words[2] != "show"
+        elif (
+            words[1:2] in (["serve"], ["tui"])
+            or words[1:3] == ["mcp", "--http"]
+            or (words[1:2] == ["record"] and words[2] != "show")
         ):
             output = self._run_until_stopped(line, words, command)
         else:
@@ -128,7 +130,7 @@ class DocSession:
             start_new_session=True,
         )
         try:
-            if words[1] == "serve":
+            if words[1] in ("serve", "mcp"):
                 port = int(words[words.index("--port") + 1])
                 _wait_for(lambda: _listening(port), f"{command.where}: the server on {port}")
             elif tui:

@@ -42,7 +42,10 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
         timeout=600,
     )
     built = sorted(out.glob("*.whl"))
-    assert len(built) == 12  # every member and the meta distribution
+    members = [path.parent.name for path in ROOT.glob("*/*/pyproject.toml")]
+    names = {wheel.name.split("-")[0] for wheel in built}
+    # every member and the meta distribution
+    assert names == {"viewfinder", *(f"viewfinder_{member}" for member in members)}
     return built
 
 

@@ -1,0 +1,176 @@
+"""What ``viewfinder mcp`` serves and how: the desktop of each session, the browser, the
+screenshots' size for models, and where the server listens.
+
+Everything a user can get wrong here is a :class:`McpOptionError` whose message names
+the option and what it accepts, raised before anything starts.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from viewfinder.core.errors import ViewfinderError
+
+#: Where a token for the HTTP transport may come from besides --token / --token-file.
+TOKEN_ENV = "VIEWFINDER_MCP_TOKEN"
+#: The screen size of a desktop the server starts itself.
+DEFAULT_SIZE = (1280, 800)
+#: The largest screenshot a model gets by default: XGA, the size Anthropic recommends
+#: for computer use (a larger screen is shrunk to fit, keeping its shape).
+DEFAULT_MAX_SIZE = (1024, 768)
+#: Seconds an HTTP session may go without a request before it is closed (the SDK's).
+DEFAULT_IDLE_TIMEOUT = 1800.0
+#: HTTP sessions open at once, by default (each may have a desktop and a sandbox).
+DEFAULT_MAX_SESSIONS = 16
+BROWSER_MODES = ("auto", "off")
+LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
+_SIZE = re.compile(r"\s*(\d+)\s*[xX]\s*(\d+)\s*")
+_DISPLAY = re.compile(r":\d+(\.\d+)?")
+_CDP_URL = re.compile(r"(wss?|https?)://[^\s/]+(/\S*)?")
+
+
+class McpOptionError(ViewfinderError, ValueError):
+    """An option of ``viewfinder mcp`` that cannot be used; ``option`` names it."""
+
+    def __init__(self, option: str, message: str) -> None:
+        self.option = option
+        super().__init__(f"{option}: {message}")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is an address of this machine only (127.0.0.0/8, ::1, localhost)."""
+    if host.lower() in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def parse_size(value: str, option: str) -> tuple[int, int]:
+    """``"1280x800"`` -> ``(1280, 800)``; McpOptionError naming ``option`` otherwise."""
+    match = _SIZE.fullmatch(value)
+    if match is None:
+        raise McpOptionError(option, f"{value!r} is not WIDTHxHEIGHT (e.g. 1280x800)")
+    width, height = int(match[1]), int(match[2])
+    if not (16 <= width <= 32767 and 16 <= height <= 32767):
+        raise McpOptionError(option, f"{value!r}: each side must be 16 to 32767 pixels")
+    return width, height
+
+
+def parse_max_size(value: str) -> tuple[int, int] | None:
+    """``--max-size``: WIDTHxHEIGHT, or ``none`` / ``off`` for screenshots at full size."""
+    if value.strip().lower() in ("none", "off", "full"):
+        return None
+    return parse_size(value, "--max-size")
+
+
+def parse_browser(value: str) -> str:
+    """``--browser``: ``auto``, ``off``, or the DevTools URL of a running browser."""
+    mode = value.strip()
+    if mode.lower() in BROWSER_MODES:
+        return mode.lower()
+    if _CDP_URL.fullmatch(mode):
+        return mode
+    raise McpOptionError(
+        "--browser",
+        f"{value!r} is not auto, off or a DevTools URL (ws://127.0.0.1:9222/devtools/browser/"
+        "..., or http://127.0.0.1:9222 of a Chromium started with --remote-debugging-port)",
+    )
+
+
+def parse_display(value: str) -> str:
+    """``--display``: a local display name, ``:N``."""
+    name = value.strip()
+    if _DISPLAY.fullmatch(name) is None:
+        raise McpOptionError("--display", f"{value!r} is not a local display; write it as :N")
+    return name
+
+
+def parse_apps(lines: Sequence[str], command: Sequence[str]) -> list[list[str]]:
+    """The apps of each desktop: every ``--app 'CMD ARGS'`` (split as a shell would),
+    then the COMMAND given after ``--``."""
+    apps = []
+    for line in lines:
+        try:
+            words = shlex.split(line)
+        except ValueError as exc:
+            raise McpOptionError("--app", f"{line!r} cannot be split: {exc}") from None
+        if not words:
+            raise McpOptionError("--app", "an app is empty; give a program and its arguments")
+        apps.append(words)
+    if command:
+        apps.append(list(command))
+    return apps
+
+
+@dataclass(frozen=True)
+class DesktopOptions:
+    """The desktop each MCP session gets on its first tool call.
+
+    ``display``: an X display someone else runs (``":N"``), used as it is and left
+    running; None: the session starts an Xvfb display of ``size`` and stops it at the
+    end. ``apps``: commands started on the display (each a list of words), stopped with
+    the session. ``browser``: what ``browser_execute`` drives: ``"auto"`` (a Chromium of
+    the session's own, started in its sandbox on first use), ``"off"`` (no browser tool)
+    or the DevTools URL of a running browser. ``max_size``: the largest screenshot sent
+    to the model (None: full size); actions' coordinates are mapped back to the screen.
+    ``workdir``: the folder the tools' files (recordings, cache files) stay inside.
+    """
+
+    display: str | None = None
+    size: tuple[int, int] = DEFAULT_SIZE
+    apps: tuple[tuple[str, ...], ...] = ()
+    browser: str = "auto"
+    max_size: tuple[int, int] | None = DEFAULT_MAX_SIZE
+    workdir: Path = field(default_factory=Path.cwd)
+
+    @property
+    def browser_url(self) -> str | None:
+        """The DevTools URL ``--browser`` names, or None for auto and off."""
+        return None if self.browser in BROWSER_MODES else self.browser
+
+
+@dataclass(frozen=True)
+class HttpOptions:
+    """Where the streamable HTTP transport listens and who may use it.
+
+    Any ``host`` besides loopback needs a ``token`` (at least 8 characters), which every
+    request must carry as ``Authorization: Bearer TOKEN``. ``idle_timeout`` closes a
+    session (and its desktop) that had no request for that many seconds;
+    ``max_sessions`` caps the sessions (each with a desktop) open at once.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    token: str | None = None
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT
+    max_sessions: int = DEFAULT_MAX_SESSIONS
+    path: str = "/mcp"
+
+    def __post_init__(self) -> None:
+        if self.token is not None and len(self.token) < 8:
+            raise McpOptionError("--token", "the token must be at least 8 characters long")
+        if not is_loopback(self.host) and not self.token:
+            raise McpOptionError(
+                "--host",
+                f"listening on {self.host} lets other machines drive this machine's screens "
+                f"and run code here; give a token (--token-file or ${TOKEN_ENV}) that every "
+                "client must send, or listen on 127.0.0.1",
+            )
+        if not 0 <= self.port <= 65535:
+            raise McpOptionError("--port", f"{self.port} is not a port (0 to 65535)")
+        if self.max_sessions < 1:
+            raise McpOptionError("--max-sessions", "must be at least 1")
+        if self.idle_timeout <= 0:
+            raise McpOptionError("--idle-timeout", "must be a positive number of seconds")
+
+    def url(self, port: int | None = None) -> str:
+        """The endpoint clients connect to."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port if port is None else port}{self.path}"

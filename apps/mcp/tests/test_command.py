@@ -1,0 +1,123 @@
+"""``viewfinder mcp``'s options: what it refuses before anything starts, and the config
+snippets of --print-config (in-process, with typer's runner)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from viewfinder.cli.app import build_app
+from viewfinder.mcp.options import HttpOptions, McpOptionError
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[3]
+FORM = ROOT / "examples" / "desktop_form.py"
+
+
+def invoke(*args: str, **kwargs: Any) -> Any:
+    return runner.invoke(build_app(), ["mcp", *args], **kwargs)
+
+
+def test_listening_beyond_loopback_without_a_token_is_refused() -> None:
+    result = invoke("--http", "--host", "0.0.0.0", env={"VIEWFINDER_MCP_TOKEN": ""})
+    assert result.exit_code == 2
+    assert "listening on 0.0.0.0 lets other machines" in result.output
+    assert "give a token" in result.output
+
+
+def test_a_token_opens_other_addresses_and_loopback_needs_none() -> None:
+    assert HttpOptions(host="0.0.0.0", token="long-enough-token").token
+    assert HttpOptions(host="::1").token is None
+    assert HttpOptions(host="localhost").url(4321) == "http://localhost:4321/mcp"
+    with pytest.raises(McpOptionError, match="at least 8 characters"):
+        HttpOptions(host="127.0.0.1", token="short")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--size", "big"], "--size: 'big' is not WIDTHxHEIGHT"),
+        (["--max-size", "10x10"], "each side must be 16 to 32767 pixels"),
+        (["--browser", "firefox"], "--browser: 'firefox' is not auto, off or a DevTools URL"),
+        (["--display", "localhost:0"], "--display: 'localhost:0' is not a local display"),
+        (["--display", ":5", "--size", "800x600"], "not to --display"),
+        (["--port", "9000", "--token", "x" * 8], "--port, --token apply to --http only"),
+        (["--", "no-such-program-here", "x"], "no program 'no-such-program-here' on PATH"),
+        (["--app", "'unclosed"], "cannot be split"),
+        (["--print-config", "emacs"], "'emacs' is not a client this knows"),
+    ],
+)
+def test_options_that_cannot_work_are_refused_with_what_to_write(
+    args: list[str], message: str
+) -> None:
+    result = invoke(*args)
+    assert result.exit_code == 2, result.output
+    assert message in " ".join(result.output.split())
+
+
+def test_print_config_claude_starts_this_command_with_its_options() -> None:
+    result = invoke(
+        "--print-config", "claude", "--size", "1600x1000", "--browser", "off",
+        "--", sys.executable, "examples/desktop_form.py",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    config = json.loads(result.stdout)
+    entry = config["mcpServers"]["viewfinder"]
+    assert Path(entry["command"]).is_absolute()
+    assert entry["args"][-7:] == [
+        "mcp", "--size", "1600x1000",
+        # made absolute: a client starts the server elsewhere, with a PATH of its own
+        "--app", shlex.join([shutil.which(sys.executable) or sys.executable, str(FORM)]),
+        "--browser", "off",
+    ]  # fmt: skip
+
+
+def test_print_config_for_cursor_and_vscode_over_stdio() -> None:
+    cursor = json.loads(invoke("--print-config", "cursor").stdout)
+    assert cursor["mcpServers"]["viewfinder"]["args"][-1] == "mcp"
+    vscode = json.loads(invoke("--print-config", "vscode", "--max-size", "none").stdout)
+    entry = vscode["servers"]["viewfinder"]
+    assert entry["type"] == "stdio"
+    assert entry["args"][-3:] == ["mcp", "--max-size", "none"]
+
+
+def test_print_config_over_http_never_writes_the_token_into_the_file() -> None:
+    token = "the-secret-token-123"
+    env = {"VIEWFINDER_MCP_TOKEN": token}
+    claude = invoke("--print-config", "claude", "--http", "--port", "8123", env=env)
+    cursor = invoke("--print-config", "cursor", "--http", "--port", "8123", env=env)
+    vscode = invoke("--print-config", "vscode", "--http", "--port", "8123", env=env)
+    for result in (claude, cursor, vscode):
+        assert result.exit_code == 0, result.output
+        assert token not in result.stdout
+    entry = json.loads(claude.stdout)["mcpServers"]["viewfinder"]
+    assert entry == {
+        "type": "http",
+        "url": "http://127.0.0.1:8123/mcp",
+        "headers": {"Authorization": "Bearer ${VIEWFINDER_MCP_TOKEN}"},
+    }
+    entry = json.loads(cursor.stdout)["mcpServers"]["viewfinder"]
+    assert entry["url"] == "http://127.0.0.1:8123/mcp"
+    assert entry["headers"]["Authorization"] == "Bearer ${env:VIEWFINDER_MCP_TOKEN}"
+    config = json.loads(vscode.stdout)
+    assert config["servers"]["viewfinder"]["headers"]["Authorization"].endswith(
+        "${input:viewfinder-token}"
+    )
+    assert config["inputs"][0]["password"] is True
+    no_token = json.loads(
+        invoke("--print-config", "vscode", "--http", env={"VIEWFINDER_MCP_TOKEN": ""}).stdout
+    )
+    assert "headers" not in no_token["servers"]["viewfinder"] and "inputs" not in no_token
+
+
+def test_the_command_is_listed_by_viewfinder_help() -> None:
+    result = runner.invoke(build_app(), ["--help"])
+    assert result.exit_code == 0
+    assert "mcp" in result.output
