@@ -42,7 +42,11 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
         timeout=600,
     )
     built = sorted(out.glob("*.whl"))
-    members = [path.parent.name for path in ROOT.glob("*/*/pyproject.toml")]
+    members = [
+        path.parent.name
+        for folder in ("packages", "plugins", "apps")
+        for path in (ROOT / folder).glob("*/pyproject.toml")
+    ]
     names = {wheel.name.split("-")[0] for wheel in built}
     # every member and the meta distribution
     assert names == {"viewfinder", *(f"viewfinder_{member}" for member in members)}

@@ -13,6 +13,5 @@ def viewfinder_register_commands(app: Any) -> None:
     app.add_lazy_command(
         "mcp",
         "viewfinder.mcp.command:mcp_command",
-        help="Serve every viewfinder tool to MCP clients (Claude Code, Cursor, VS Code...) "
-        "over stdio or streamable HTTP.",
+        help="Serve every viewfinder tool to MCP clients (stdio, or streamable HTTP with --http).",
     )

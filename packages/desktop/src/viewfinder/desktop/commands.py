@@ -244,7 +244,8 @@ def desktop_app() -> typer.Typer:
     """The ``desktop`` sub-command group."""
     app = typer.Typer(
         name="desktop",
-        help="Start and stop desktops (a display with apps) and act on them.",
+        help="Start and stop desktops (a display with apps) and perform computer-use actions "
+        "on them.",
         no_args_is_help=True,
     )
     app.command(
