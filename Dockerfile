@@ -11,10 +11,11 @@
 # server). CodingEnv.from_docker_image() does all of this for you.
 FROM python:3.11-slim-bookworm
 
-# Xvfb for the displays, fonts and Tk for the code's windows, tini to reap orphans.
+# Xvfb for the displays, fonts and Tk for the code's windows, ffmpeg for the videos of
+# start_recording(), tini to reap orphans.
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        xvfb xauth fonts-dejavu-core fonts-liberation libtk8.6 tini \
+        xvfb xauth fonts-dejavu-core fonts-liberation libtk8.6 ffmpeg tini \
     && rm -rf /var/lib/apt/lists/*
 
 RUN pip install --no-cache-dir uv

@@ -31,6 +31,7 @@ BENCHMARKS = [
     "browser_timeouts",
     "tui",
     "desktop",
+    "viewer",
     "mcp",
 ]
 DOC = ROOT / "docs" / "benchmarks.md"

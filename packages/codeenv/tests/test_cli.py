@@ -117,7 +117,8 @@ def test_exec_runs_a_file_as_python_runs_it(tmp_path: Path) -> None:
         "beside the script",
         "imported from beside it",
         "stdin: piped in",
-        "['capture_screenshot', 'helper', 'os', 'sys']",
+        "['attach_image', 'capture_screenshot', 'helper', 'os', 'start_recording', "
+        "'stop_recording', 'sys']",
     ]
     stderr = (tmp_path / "run" / "stderr.txt").read_text()
     # the traceback names the file and its line, as python's does

@@ -89,6 +89,7 @@ def test_models_match_openenv_coding_env_fields() -> None:
         "exit_code",
         "screenshot",
         "screenshots",
+        "videos",
     } == set(CodeObservation.model_fields)
     assert set(State.model_fields) | {"last_exit_code"} == set(CodeState.model_fields)
     defaults = CodeObservation()

@@ -44,6 +44,10 @@ class CodeEnvConfig:
     - ``display``: False runs code without any display (capture_screenshot raises).
     - ``preload_capture``: import the capture code while a new worker is idle.
     - ``start_timeout_s``: how long a worker may take to get ready.
+    - ``video_dir``: where ``start_recording()`` videos go (kept); None: a folder of the
+      environment's own, removed when it closes. ``video_inline_bytes``: a video up to
+      this size also comes back in the observation, as base64. ``max_recordings``:
+      recordings one step may make.
     """
 
     timeout_s: float = 30.0
@@ -65,6 +69,9 @@ class CodeEnvConfig:
     display: bool = True
     preload_capture: bool = True
     start_timeout_s: float = 30.0
+    video_dir: str | None = None
+    video_inline_bytes: int = 8 * MiB
+    max_recordings: int = 8
 
     def __post_init__(self) -> None:
         checks = {
@@ -82,6 +89,8 @@ class CodeEnvConfig:
             "width": self.width > 0,
             "height": self.height > 0,
             "start_timeout_s": self.start_timeout_s > 0,
+            "video_inline_bytes": self.video_inline_bytes >= 0,
+            "max_recordings": self.max_recordings >= 0,
         }
         bad = [name for name, ok in checks.items() if not ok]
         if bad:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import shutil
 import tempfile
 import threading
@@ -13,7 +14,7 @@ from viewfinder.codeenv.config import CodeEnvConfig
 from viewfinder.codeenv.displays import DisplaySource, FreshDisplays
 from viewfinder.codeenv.errors import EnvironmentClosedError
 from viewfinder.codeenv.font_cache import shared_font_cache
-from viewfinder.codeenv.models import CodeAction, CodeObservation, CodeState
+from viewfinder.codeenv.models import CodeAction, CodeObservation, CodeState, Video
 from viewfinder.codeenv.sandbox_users import SandboxUsers
 from viewfinder.codeenv.worker_process import Capture, StepRun, WorkerProcess
 from viewfinder.core.plugins import publish_screenshot
@@ -75,6 +76,8 @@ class CodeEnvironment:
         self._pending_loss: str | None = None
         #: The worker running a step right now (set while :meth:`step` waits for it).
         self._stepping: WorkerProcess | None = None
+        #: The folder videos go to once one is recorded (see ``CodeEnvConfig.video_dir``).
+        self._video_dir: Path | None = None
         shared_font_cache()  # starts building matplotlib's font list for the workers
 
     # -- facts ----------------------------------------------------------------------------
@@ -182,6 +185,9 @@ class CodeEnvironment:
             self._stop_worker()
             self._end_episode_home()
             self._release_display()
+            if self._video_dir is not None and self.config.video_dir is None:
+                shutil.rmtree(self._video_dir, ignore_errors=True)  # our own folder
+            self._video_dir = None
 
     def __enter__(self) -> CodeEnvironment:
         return self
@@ -208,8 +214,19 @@ class CodeEnvironment:
             self._home = Path(tempfile.mkdtemp(prefix="viewfinder-codeenv-"))
         self._worker = WorkerProcess(
             self.config, self._display, on_capture=self._publish, users=self._users,
-            home=self._home,
+            home=self._home, video_dir=self._videos_folder,
         )  # fmt: skip
+
+    def _videos_folder(self) -> Path:
+        """Where this environment's videos go: ``config.video_dir``, else a folder of
+        its own (only this process's user may enter it), removed by :meth:`close`."""
+        if self._video_dir is None:
+            if self.config.video_dir is not None:
+                self._video_dir = Path(self.config.video_dir)
+                self._video_dir.mkdir(parents=True, exist_ok=True)
+            else:
+                self._video_dir = Path(tempfile.mkdtemp(prefix="viewfinder-videos-"))
+        return self._video_dir
 
     def _end_episode_home(self) -> None:
         home, self._home = self._home, None
@@ -241,11 +258,28 @@ class CodeEnvironment:
             },
         )
 
-    def _within_budget(self, run: StepRun, stderr: str, metadata: dict[str, Any]) -> list[str]:
+    def _videos(self, run: StepRun, metadata: dict[str, Any]) -> list[Video]:
+        """The step's videos; each up to ``video_inline_bytes`` with its file as base64."""
+        videos = []
+        for info, stopped_by in run.videos:
+            fields = info.to_dict()
+            data = None
+            if (info.size_bytes + 2) // 3 * 4 <= self.config.video_inline_bytes:
+                data = base64.b64encode(info.path.read_bytes()).decode("ascii")
+            videos.append(Video(**fields, stopped_by=stopped_by, data=data))
+        if run.video_errors:
+            metadata["video_errors"] = run.video_errors
+        return videos
+
+    def _within_budget(
+        self, run: StepRun, stderr: str, metadata: dict[str, Any], reserved: int = 0
+    ) -> list[str]:
         """The step's captures as base64, the newest that fit in ``observation_bytes``
-        with the text; what was left out is said in ``metadata["screenshots_dropped"]``."""
+        with the text (and ``reserved`` bytes of videos); what was left out is said in
+        ``metadata["screenshots_dropped"]``."""
         # JSON of text costs at most 6 bytes a character (\u escapes); base64 1 a byte
         room = self.config.observation_bytes - 6 * (len(run.stdout.text) + len(stderr)) - 65536
+        room -= reserved
         kept: list[str] = []
         dropped = list(run.dropped)  # left out by the worker as they came
         for capture in reversed(run.captures):
@@ -309,12 +343,15 @@ class CodeEnvironment:
             metadata["deprecation"] = LEGACY_CAPTURE_NOTE
             if run.legacy_error:
                 metadata["after_execution_capture_error"] = run.legacy_error
-        screenshots = self._within_budget(run, stderr, metadata)
+        videos = self._videos(run, metadata)
+        reserved = sum(len(video.data or "") + 1024 for video in videos)
+        screenshots = self._within_budget(run, stderr, metadata, reserved)
         return CodeObservation(
             stdout=run.stdout.text,
             stderr=stderr,
             exit_code=run.exit_code,
             screenshot=screenshots[-1] if screenshots else None,
             screenshots=screenshots,
+            videos=videos,
             metadata=metadata,
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -33,7 +34,7 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 #: What a run writes in its --out folder; all of it goes before the next run writes.
-_OUTPUTS = ("stdout.txt", "stderr.txt", "capture-*.png")
+_OUTPUTS = ("stdout.txt", "stderr.txt", "capture-*.png", "video-*.mp4", "run.json")
 
 
 def exec_file(
@@ -46,7 +47,10 @@ def exec_file(
         typer.Argument(help="Arguments for the file (sys.argv[1:]); put them after --."),
     ] = None,
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="Folder for stdout.txt, stderr.txt and the PNGs.")
+        Path,
+        typer.Option(
+            "--out", "-o", help="Folder for stdout.txt, stderr.txt, the PNGs, videos and run.json."
+        ),
     ] = Path("exec-output"),
     env_vars: Annotated[
         list[str] | None,
@@ -64,9 +68,10 @@ def exec_file(
 
     The file runs as ``python FILE ARGS...`` would run it: ``sys.argv``, ``__file__`` and
     ``sys.path[0]`` name it (files beside it are reachable), piped standard input is its
-    ``sys.stdin``. Writes OUT/stdout.txt, OUT/stderr.txt and OUT/capture-001.png, -002,
-    ... (one per capture, in order), replacing what an earlier run wrote there. Exits with
-    the code's exit status.
+    ``sys.stdin``. Writes OUT/stdout.txt, OUT/stderr.txt, OUT/capture-001.png, -002,
+    ... (one per capture, in order), OUT/video-001.mp4, ... (one per start_recording())
+    and OUT/run.json (this summary), replacing what an earlier run wrote there. Exits
+    with the code's exit status.
     """
     width, height = parse_size(size)
     environment = _environment(env_vars or [])
@@ -79,9 +84,16 @@ def exec_file(
     # your own script, run like python: it sees your files and the network, as python would
     config = CodeEnvConfig(width=width, height=height, timeout_s=timeout, isolation=False)
     code = _as_script(file.resolve(), source, args or [], environment, stdin)
+    videos: list[dict[str, Any]] = []
     with CodeEnvironment(config, displays=FreshDisplays(width, height)) as env:
         env.reset()
         observation = env.step(CodeAction(code=code))
+        # copied before the environment closes: its video folder goes with it
+        for number, video in enumerate(observation.videos, start=1):
+            path = out / f"video-{number:03d}.mp4"
+            shutil.copyfile(video.path, path)
+            fields = video.model_dump(mode="json", exclude={"data", "path"})
+            videos.append({"path": str(path), **fields})
     (out / "stdout.txt").write_text(observation.stdout, encoding="utf-8")
     (out / "stderr.txt").write_text(observation.stderr, encoding="utf-8")
     captures = []
@@ -95,12 +107,15 @@ def exec_file(
         "stdout": str(out / "stdout.txt"),
         "stderr": str(out / "stderr.txt"),
         "captures": captures,
+        "videos": videos,
     }
+    (out / "run.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     if as_json:
         typer.echo(json.dumps(summary))
     else:
-        typer.echo(f"{file}: exit code {observation.exit_code}, {len(captures)} capture(s)")
-        for path_text in captures:
+        shown = f", {len(videos)} video(s)" if videos else ""
+        typer.echo(f"{file}: exit code {observation.exit_code}, {len(captures)} capture(s){shown}")
+        for path_text in [*captures, *(video["path"] for video in videos)]:
             typer.echo(f"  {path_text}")
         typer.echo(f"  {summary['stdout']}\n  {summary['stderr']}")
     raise typer.Exit(observation.exit_code if 0 <= observation.exit_code < 256 else 1)

@@ -5,8 +5,8 @@ The field names, types and defaults are those of OpenEnv's ``CodeAction`` /
 bases: ``metadata`` on actions and observations, ``done`` and ``reward`` on
 observations, ``episode_id`` and ``step_count`` on state), so code written against
 OpenEnv's coding env runs unchanged. The additions are optional with defaults:
-``timeout_s`` and ``capture_screenshot`` on the action, ``screenshot`` and
-``screenshots`` on the observation.
+``timeout_s`` and ``capture_screenshot`` on the action, ``screenshot``,
+``screenshots`` and ``videos`` on the observation.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from datetime import datetime
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,6 +41,36 @@ class CodeAction(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
+StoppedBy = Literal["code", "step end", "worker lost"]
+
+
+class Video(BaseModel):
+    """A video the step's code recorded with ``start_recording()`` / ``stop_recording()``.
+
+    ``path`` is the MP4 (H.264) on the machine running the environment; ``data`` is the
+    same file as base64 when it is at most the environment's ``video_inline_bytes``
+    (None otherwise). ``started_at`` is the instant of its first frame (UTC), so an
+    instant ``t`` of the step is at ``t - started_at`` in the video. ``stopped_by``:
+    ``code`` (``stop_recording()``), ``step end`` (still running when the step ended)
+    or ``worker lost`` (the step timed out or crashed).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    mime_type: str = "video/mp4"
+    started_at: datetime
+    duration_s: float
+    frames: int
+    width: int
+    height: int
+    fps: float
+    size_bytes: int
+    region: list[int] | None = None
+    stopped_by: StoppedBy = "code"
+    data: str | None = None
+
+
 class CodeObservation(BaseModel):
     """What one step did.
 
@@ -47,7 +78,8 @@ class CodeObservation(BaseModel):
     uncaught exception, the value given to ``sys.exit()``; 124 when the step was killed
     at its timeout, and the worker's status (negative: the signal) when it crashed.
     ``screenshots`` holds every capture of the step in order as base64 PNG;
-    ``screenshot`` is the last one, or None.
+    ``screenshot`` is the last one, or None. ``videos`` holds the step's recordings
+    (:class:`Video`).
     """
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
@@ -57,6 +89,7 @@ class CodeObservation(BaseModel):
     exit_code: int = 0
     screenshot: str | None = None
     screenshots: list[str] = Field(default_factory=list)
+    videos: list[Video] = Field(default_factory=list)
     done: bool = False
     reward: bool | int | float | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
@@ -86,7 +119,7 @@ class StepResult(Generic[ObservationT]):
 
 #: Observation fields OpenEnv's coding env does not have: left out of the wire format
 #: when empty, so OpenEnv's own strict client reads our observations unchanged.
-ADDED_OBSERVATION_FIELDS = ("screenshot", "screenshots")
+ADDED_OBSERVATION_FIELDS = ("screenshot", "screenshots", "videos")
 
 
 def observation_payload(observation: CodeObservation) -> dict[str, Any]:
@@ -97,7 +130,8 @@ def observation_payload(observation: CodeObservation) -> dict[str, Any]:
     The last capture is sent once: ``screenshot`` is left out when it is the last of
     ``screenshots`` (:func:`observation_from_payload` puts it back).
     """
-    body = observation.model_dump(exclude={"reward", "done"})
+    body = observation.model_dump(exclude={"reward", "done", "videos"})
+    body["videos"] = [video.model_dump(mode="json") for video in observation.videos]
     if body["screenshots"] and body["screenshot"] == body["screenshots"][-1]:
         body["screenshot"] = None
     for name in ADDED_OBSERVATION_FIELDS:

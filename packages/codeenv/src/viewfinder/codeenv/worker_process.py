@@ -31,13 +31,16 @@ from viewfinder.codeenv import process_tree, shared_tmp
 from viewfinder.codeenv.config import EXIT_CANCELLED, EXIT_TIMEOUT, CodeEnvConfig, MiB
 from viewfinder.codeenv.errors import WorkerStartError
 from viewfinder.codeenv.font_cache import shared_font_cache
+from viewfinder.codeenv.models import StoppedBy
 from viewfinder.codeenv.output import OutputStream, StreamText
 from viewfinder.codeenv.sandbox_users import SandboxUsers, UidLease, shared_users
+from viewfinder.codeenv.videos import StepVideos
 from viewfinder.codeenv.worker import isolation, protocol
 from viewfinder.core.errors import DisplayGoneError
 from viewfinder.core.geometry import Region
 from viewfinder.core.screenshot import Screenshot
 from viewfinder.xvfb import Display
+from viewfinder.xvfb.video import VideoInfo
 
 #: After ``done``, how long to wait for the end markers on stdout and stderr.
 _MARKER_WAIT_S = 2.0
@@ -82,6 +85,9 @@ class StepRun:
     #: Why the step was cancelled (:meth:`WorkerProcess.cancel`), or None.
     cancelled: str | None = None
     legacy_error: str | None = None
+    #: Videos of ``start_recording()``, each with who stopped it (see models.Video).
+    videos: list[tuple[VideoInfo, StoppedBy]] = field(default_factory=list)
+    video_errors: list[str] = field(default_factory=list)
 
 
 def interpreter_world_readable() -> bool:
@@ -111,8 +117,11 @@ class WorkerProcess:
         on_capture: Callable[[Capture], None] | None = None,
         users: SandboxUsers | None = None,
         home: Path | None = None,
+        video_dir: Callable[[], Path] | None = None,
     ) -> None:
         self.config = config
+        #: Gives the folder ``start_recording()`` videos go to (made on first use).
+        self._video_dir = video_dir
         #: A home the caller owns (kept when the worker stops), or None for one of its own.
         self._given_home = home
         self.display = display
@@ -373,6 +382,7 @@ class WorkerProcess:
         done: dict[str, Any] | None = None
         lost: str | None = None
         timed_out = False
+        videos = StepVideos(self.display, self._video_dir, step, limit=self.config.max_recordings)
         try:
             protocol.write_frame(
                 self._command_fd,
@@ -427,8 +437,12 @@ class WorkerProcess:
                                 dropped.append(oldest.index)
                         elif frame.kind == "done":
                             done, done_at = frame.header, time.monotonic()
+                        elif frame.kind == "video":
+                            self._answer(videos.handle(frame.header))
                 else:
                     self._read_stream(fd)
+        # nothing the step started records on: a video the code left running ends here
+        videos.finish("step end" if lost is None else "worker lost")
         if lost is not None:
             self._lost = lost
             self._kill()
@@ -454,7 +468,14 @@ class WorkerProcess:
             timed_out=timed_out,
             cancelled=self._cancelled if lost is not None else None,
             legacy_error=(done or {}).get("legacy_error"),
+            videos=videos.finished,
+            video_errors=videos.errors,
         )
+
+    def _answer(self, reply: dict[str, Any]) -> None:
+        """Send the worker the answer it waits for (it may be gone: then no one waits)."""
+        with contextlib.suppress(OSError):
+            protocol.write_frame(self._command_fd, reply)
 
     def _stream_fds(self) -> list[int]:
         assert self._process is not None

@@ -7,6 +7,7 @@ works without typer.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import threading
@@ -82,11 +83,25 @@ def record_command(
         float | None, typer.Option("--duration", min=0, help="Stop after this many seconds.")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Do not print each event.")] = False,
+    video: Annotated[
+        bool,
+        typer.Option(
+            "--video",
+            help="Also record the screen to an MP4 beside the manifest (videos/N.mp4 for "
+            "run N; needs ffmpeg and an X display: --display or $DISPLAY).",
+        ),
+    ] = False,
 ) -> None:
     """Record actions with the screenshot taken just before each; Ctrl-C stops."""
     if ctx.invoked_subcommand is not None:
         return
     folder = out or Path(f"recording-{datetime.now():%Y%m%d-%H%M%S}")
+    video_display = display or os.environ.get("DISPLAY")
+    if video and not video_display:
+        raise typer.BadParameter(
+            "a video records an X display: give --display :N (or set $DISPLAY)",
+            param_hint="--video",
+        )
     source = make_input_source(input_name, display)
     options: dict[str, Any] = {"display": display} if display else {}
     chosen = backend or ("xvfb" if display else None)
@@ -104,19 +119,37 @@ def record_command(
         resume=resume,
         on_event=print_event,
     )
+    screen_video = None
+    if video:
+        from viewfinder.recorder.video import SessionVideo
+
+        assert video_display is not None
+        screen_video = SessionVideo(recorder.layout, video_display)  # ffmpeg checked first
     recorder.start()
+    if screen_video is not None:
+        try:
+            screen_video.start()
+        except BaseException:
+            recorder.stop()
+            raise
     shown = f" on {display}" if display else ""
+    filmed = f", video {screen_video.path}" if screen_video is not None else ""
     typer.echo(
         f"recording {recorder.backend.name}{shown} into {recorder.layout.root} "
-        f"(input: {source.name}, frame every {interval:g} s); press Ctrl-C to stop"
+        f"(input: {source.name}, frame every {interval:g} s{filmed}); press Ctrl-C to stop"
     )
     _wait_for_stop(recorder, duration)
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not
     try:  # cut the final writes short
         summary = recorder.stop()
+        info = screen_video.stop() if screen_video is not None else None
     finally:
+        if screen_video is not None:
+            screen_video.kill()  # only if stopping failed: a finished video is left alone
         signal.signal(signal.SIGINT, previous)
     typer.echo(str(summary))
+    if info is not None:
+        typer.echo(f"video: {info.path} ({info.duration_s:.1f} s, {info.frames} frames)")
     if summary.error:
         typer.secho(f"error: {summary.error}", err=True, fg=typer.colors.RED)
         raise typer.Exit(EXIT_FAILED)

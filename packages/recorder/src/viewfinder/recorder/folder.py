@@ -117,7 +117,7 @@ def _refuse_foreign_files(layout: SessionLayout) -> None:
     recording = layout.holds_recording()
     ours = {layout.lock.name, layout.manifest.name, layout.metadata.name}
     if recording:
-        ours.add(layout.screenshots.name)
+        ours |= {layout.screenshots.name, layout.videos.name}
     foreign = sorted(entry.name for entry in root.iterdir() if entry.name not in ours)
     if foreign:
         raise SessionExistsError(

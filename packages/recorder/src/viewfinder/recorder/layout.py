@@ -11,6 +11,7 @@ PRETYPING_FRAME = "pretyping_screenshot.png"
 MANIFEST = "manifest.jsonl"
 METADATA = "metadata.json"
 LOCK = ".recorder.lock"
+VIDEOS = "videos"
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,8 @@ class SessionLayout:
         current_screenshot.png        the live frame, replaced every interval
         pretyping_screenshot.png      the frame before the current typing burst
         0.png 1.png ...               frozen pre-action frames, one per event
+      videos/
+        1.mp4 2.mp4 ...               the screen during run 1, 2, ... (``--video``)
     """
 
     root: Path
@@ -39,6 +42,10 @@ class SessionLayout:
     @property
     def pretyping(self) -> Path:
         return self.screenshots / PRETYPING_FRAME
+
+    @property
+    def videos(self) -> Path:
+        return self.root / VIDEOS
 
     @property
     def manifest(self) -> Path:

@@ -13,6 +13,7 @@ import faulthandler
 import os
 import select
 import sys
+import threading
 import time
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 from viewfinder.codeenv.worker import confinement, execution, protocol, toolkits
+from viewfinder.codeenv.worker.recording import Recordings
 from viewfinder.codeenv.worker.screen import Screen, ScreenConfig, preload
 
 
@@ -48,8 +50,11 @@ def _serve(command_fd: int, result_fd: int) -> int:
     # A crash in C code (a segfault) then prints where the Python code was.
     faulthandler.enable(file=sys.stderr)
 
+    sending = threading.Lock()  # the code may capture and record from several threads
+
     def send(header: dict[str, Any], payload: bytes) -> None:
-        protocol.write_frame(result_fd, header, payload)
+        with sending:
+            protocol.write_frame(result_fd, header, payload)
 
     screen = Screen(
         ScreenConfig(
@@ -61,8 +66,14 @@ def _serve(command_fd: int, result_fd: int) -> int:
         ),
         send,
     )
+    recordings = Recordings(command_fd, send, screen)
     namespace = execution.new_namespace(
-        {"capture_screenshot": screen.capture_screenshot, "attach_image": screen.attach_image}
+        {
+            "capture_screenshot": screen.capture_screenshot,
+            "attach_image": screen.attach_image,
+            "start_recording": recordings.start_recording,
+            "stop_recording": recordings.stop_recording,
+        }
     )
     protocol.write_frame(result_fd, {"type": "ready", "pid": os.getpid(), **confined})
     # Only while idle: a step that is already waiting should not wait for this.
@@ -79,6 +90,7 @@ def _serve(command_fd: int, result_fd: int) -> int:
         if frame.kind != "run":
             send({"type": "error", "message": f"unknown frame {frame.kind!r}"}, b"")
             continue
+        recordings.step = int(frame.header["step"])
         _run_step(frame.header, namespace, screen, send)
 
 

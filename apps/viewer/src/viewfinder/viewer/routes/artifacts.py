@@ -1,0 +1,123 @@
+"""The JSON the page renders, and the pictures and videos it loads.
+
+Every name a request carries (an artifact, a step, a video) is looked up in what the
+viewer read from its PATH; a file is served only when it resolved inside it. Reading
+runs in a worker thread, so a large artifact never holds the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import FileResponse, JSONResponse, Response
+
+from viewfinder.viewer.artifacts.catalog import Catalog
+from viewfinder.viewer.artifacts.model import LoadedArtifact
+from viewfinder.viewer.errors import RefusedPathError, UnknownArtifactError
+from viewfinder.viewer.frames import PictureError, Thumbnails, check_source, media_type
+
+router = APIRouter(prefix="/api")
+
+ArtifactId = Annotated[str, Query(alias="id", max_length=4096)]
+
+
+def _refusal(exc: Exception) -> JSONResponse:
+    status = 403 if isinstance(exc, RefusedPathError) else 404
+    return JSONResponse({"detail": str(exc)}, status_code=status)
+
+
+def _catalog(request: Request) -> Catalog | None:
+    catalog: Catalog | None = request.app.state.catalog
+    return catalog
+
+
+@router.get("/info")
+async def info(request: Request) -> dict[str, Any]:
+    """What the viewer shows: PATH's kind (or its list), the live displays, --control."""
+    state = request.app.state
+    catalog = _catalog(request)
+    top = await asyncio.to_thread(catalog.top) if catalog is not None else None
+    return {
+        "root": str(catalog.root) if catalog is not None else None,
+        "top": top,
+        "live": await asyncio.to_thread(state.displays.available),
+        "control": state.settings.control,
+    }
+
+
+@router.get("/artifact")
+async def artifact(request: Request, artifact_id: ArtifactId = ".") -> Response:
+    """One artifact as the page renders it (:class:`ArtifactView` JSON)."""
+    catalog = _catalog(request)
+    if catalog is None:
+        return JSONResponse({"detail": "this viewer shows only live displays"}, status_code=404)
+    try:
+        loaded: LoadedArtifact = await asyncio.to_thread(catalog.load, artifact_id)
+    except (RefusedPathError, UnknownArtifactError) as exc:
+        return _refusal(exc)
+    if loaded.view.live is not None:
+        request.app.state.displays.saw(loaded.view.live)
+    body = await asyncio.to_thread(loaded.view.model_dump_json)
+    return Response(body, media_type="application/json")
+
+
+@router.get("/frame")
+async def frame(
+    request: Request,
+    step: Annotated[int, Query(ge=-1)],
+    artifact_id: ArtifactId = ".",
+    which: Annotated[str, Query(pattern="^(frame|after|recorded|live)$")] = "frame",
+    size: Annotated[str, Query(pattern="^(full|thumb)$")] = "full",
+) -> Response:
+    """A step's picture: its frame, the frame after it, or a cache step's regions."""
+    catalog = _catalog(request)
+    if catalog is None:
+        return JSONResponse({"detail": "no artifacts here"}, status_code=404)
+    try:
+        loaded = await asyncio.to_thread(catalog.kept, artifact_id)
+        source = check_source(loaded.frames.get((step, which)))
+        # a cache file's pictures of the screen are taken again at each look
+        headers = _fresh if loaded.view.kind == "cache" else _cached
+        if size == "thumb":
+            thumbs: Thumbnails = request.app.state.thumbnails
+            key = (loaded.view.id, step, which, id(source) if headers is _fresh else 0)
+            data = await asyncio.to_thread(thumbs.of, source, key)
+            return Response(data, media_type="image/jpeg", headers=headers)
+    except (RefusedPathError, UnknownArtifactError) as exc:
+        return _refusal(exc)
+    except PictureError as exc:
+        return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+    if isinstance(source, bytes):
+        return Response(source, media_type=media_type(source), headers=headers)
+    head = await asyncio.to_thread(_head, source)
+    return FileResponse(source, media_type=media_type(head), headers=headers)
+
+
+@router.get("/video")
+async def video(
+    request: Request, index: Annotated[int, Query(ge=0)], artifact_id: ArtifactId = "."
+) -> Response:
+    """One of an artifact's videos (range requests work: the page seeks in it)."""
+    catalog = _catalog(request)
+    if catalog is None:
+        return JSONResponse({"detail": "no artifacts here"}, status_code=404)
+    try:
+        loaded = await asyncio.to_thread(catalog.kept, artifact_id)
+    except (RefusedPathError, UnknownArtifactError) as exc:
+        return _refusal(exc)
+    if index >= len(loaded.videos) or not loaded.videos[index].is_file():
+        return JSONResponse({"detail": f"no video {index}"}, status_code=404)
+    return FileResponse(loaded.videos[index], media_type="video/mp4")
+
+
+#: Frames never change under their URL while the artifact's files do not; a short
+#: cache still lets a page re-read a recording that grows.
+_cached = {"Cache-Control": "private, max-age=60"}
+_fresh = {"Cache-Control": "no-store"}
+
+
+def _head(path: Any) -> bytes:
+    with open(path, "rb") as stream:
+        return stream.read(16)

@@ -1,0 +1,73 @@
+"""Settings of ``viewfinder view``: what it shows, where it listens, who may look."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from viewfinder.viewer.errors import ViewerSettingsError
+
+TOKEN_ENV = "VIEWFINDER_VIEWER_TOKEN"
+LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is an address of this machine only (127.0.0.0/8, ::1, localhost)."""
+    if host.lower() in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class ViewerSettings:
+    """How the viewer runs.
+
+    - ``root``: the PATH it shows (an artifact, or a folder of them); None: live only.
+      Nothing outside it is ever served.
+    - ``live``: X displays (``":1"``) the live view may show, besides the displays of
+      ``viewfinder display start`` and those named by the artifacts shown.
+    - ``control``: clicks and keys in the live view reach the display.
+    - ``screen``: what cache files are checked against: an X display (``":1"``) or a
+      screenshot file; None: no check, only what the files say.
+    - ``host`` / ``port``: where it listens; 127.0.0.1 by default. Any other address
+      needs a ``token`` (as ``viewfinder serve``), which every request must carry:
+      ``Authorization: Bearer TOKEN``, or ``?token=TOKEN`` in the page's address
+      (the page then keeps it in a cookie).
+    - ``live_format`` / ``live_quality`` / ``live_fps``: how live frames are encoded
+      and how many a second at most.
+    """
+
+    root: Path | None = None
+    live: tuple[str, ...] = ()
+    control: bool = False
+    screen: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8765
+    token: str | None = None
+    live_format: Literal["jpeg", "webp"] = "jpeg"
+    live_quality: int = 80
+    live_fps: float = 30.0
+
+    def __post_init__(self) -> None:
+        if self.token is not None and len(self.token) < 8:
+            raise ViewerSettingsError("the token must be at least 8 characters long")
+        if not is_loopback(self.host) and not self.token:
+            raise ViewerSettingsError(
+                f"listening on {self.host} lets other machines see these files and screens; "
+                f"give a token (--token-file or ${TOKEN_ENV}) that every visitor must "
+                "present, or listen on 127.0.0.1"
+            )
+        if not 1 <= self.live_fps <= 60:
+            raise ViewerSettingsError(f"live_fps must be 1 to 60, got {self.live_fps:g}")
+        if not 1 <= self.live_quality <= 100:
+            raise ViewerSettingsError(f"live_quality must be 1 to 100, got {self.live_quality}")
+        if self.root is None and not self.live:
+            raise ViewerSettingsError("give a PATH to show, or --live :N, or both")
+
+    def with_changes(self, **changes: Any) -> ViewerSettings:
+        return replace(self, **changes)
