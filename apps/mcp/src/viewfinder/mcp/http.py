@@ -38,7 +38,8 @@ from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.shared.exceptions import MCPError
 from viewfinder.core import Tool
-from viewfinder.mcp.auth import ASGIApp, Message, Receive, Scope, Send, TokenAuth
+from viewfinder.core.web_access import ASGIApp, Message, Receive, Scope, Send
+from viewfinder.mcp.auth import token_auth
 from viewfinder.mcp.options import DesktopOptions, HttpOptions
 from viewfinder.mcp.server import build_server
 from viewfinder.mcp.sessions import SessionRegistry
@@ -130,7 +131,7 @@ def http_app(server: Server[Any], registry: SessionRegistry, options: HttpOption
     )
     app: ASGIApp = SessionEnds(starlette, registry)
     if options.token:
-        app = TokenAuth(app, options.token)
+        app = token_auth(app, options.token)
     return app
 
 

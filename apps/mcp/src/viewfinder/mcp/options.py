@@ -7,7 +7,6 @@ the option and what it accepts, raised before anything starts.
 
 from __future__ import annotations
 
-import ipaddress
 import re
 import shlex
 from collections.abc import Sequence
@@ -15,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from viewfinder.core.errors import ViewfinderError
+from viewfinder.core.web_access import is_loopback
 
 #: Where a token for the HTTP transport may come from besides --token / --token-file.
 TOKEN_ENV = "VIEWFINDER_MCP_TOKEN"
@@ -28,7 +28,6 @@ DEFAULT_IDLE_TIMEOUT = 1800.0
 #: HTTP sessions open at once, by default (each may have a desktop and a sandbox).
 DEFAULT_MAX_SESSIONS = 16
 BROWSER_MODES = ("auto", "off")
-LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
 _SIZE = re.compile(r"\s*(\d+)\s*[xX]\s*(\d+)\s*")
 _DISPLAY = re.compile(r":\d+(\.\d+)?")
 _CDP_URL = re.compile(r"(wss?|https?)://[^\s/]+(/\S*)?")
@@ -40,16 +39,6 @@ class McpOptionError(ViewfinderError, ValueError):
     def __init__(self, option: str, message: str) -> None:
         self.option = option
         super().__init__(f"{option}: {message}")
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is an address of this machine only (127.0.0.0/8, ::1, localhost)."""
-    if host.lower() in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def parse_size(value: str, option: str) -> tuple[int, int]:

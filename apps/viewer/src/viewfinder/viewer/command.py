@@ -13,8 +13,9 @@ from urllib.parse import quote
 
 import typer
 
+from viewfinder.core.web_access import is_loopback
 from viewfinder.viewer.errors import ViewerSettingsError
-from viewfinder.viewer.settings import TOKEN_ENV, ViewerSettings, is_loopback
+from viewfinder.viewer.settings import TOKEN_ENV, ViewerSettings
 
 DEFAULT_PORT = 8765
 

@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from viewfinder.core.web_access import is_loopback
 from viewfinder.viewer.errors import ViewerSettingsError
 
 TOKEN_ENV = "VIEWFINDER_VIEWER_TOKEN"
-LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is an address of this machine only (127.0.0.0/8, ::1, localhost)."""
-    if host.lower() in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 @dataclass(frozen=True)
