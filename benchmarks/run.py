@@ -33,6 +33,7 @@ BENCHMARKS = [
     "desktop",
     "viewer",
     "mcp",
+    "scale",
 ]
 DOC = ROOT / "docs" / "benchmarks.md"
 MARKER = "<!-- section: {} -->"

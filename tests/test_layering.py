@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-HEAVY = ["textual", "fastapi", "uvicorn", "typer", "websockets", "mss", "Xlib"]
+HEAVY = ["textual", "fastapi", "uvicorn", "typer", "websockets", "mss", "Xlib", "ray"]
 
 
 def test_importing_core_loads_no_framework_and_no_plugin() -> None:

@@ -38,6 +38,7 @@ HEAVY = (
     "Xlib",
     "mss",
     "matplotlib",
+    "ray",
 )
 #: The viewfinder modules a listing may import: the command wiring, the plugin manager
 #: and each distribution's plugin module (with its package, lazily empty).

@@ -10,9 +10,11 @@ from .errors import (
     InsecureBindError,
     ServerConnectionError,
     ServerError,
+    SessionLostError,
     TaskRejectedError,
 )
 from .local import LocalServer
+from .pool import EnvError, EnvPool
 from .settings import TOKEN_ENV, ServerSettings
 
 __all__ = [
@@ -22,12 +24,15 @@ __all__ = [
     "CodingEnv",
     "DesktopTask",
     "DockerUnavailableError",
+    "EnvError",
+    "EnvPool",
     "EnvServerError",
     "InsecureBindError",
     "LocalServer",
     "ServerConnectionError",
     "ServerError",
     "ServerSettings",
+    "SessionLostError",
     "TaskRejectedError",
     "create_app",
 ]

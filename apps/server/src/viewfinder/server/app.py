@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import signal
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -21,14 +20,19 @@ from fastapi.responses import JSONResponse
 
 from viewfinder.codeenv.font_cache import shared_font_cache
 from viewfinder.core import get_plugin_manager
+from viewfinder.core.providers import ProviderError, SessionProvider, open_provider
 from viewfinder.server import wire
 from viewfinder.server.auth import TokenAuth
-from viewfinder.server.errors import CapacityReachedError, IsolationUnavailableError
+from viewfinder.server.errors import (
+    CapacityReachedError,
+    IsolationUnavailableError,
+    SessionLostError,
+)
+from viewfinder.server.provided import reap_leftovers
 from viewfinder.server.routes import desktop, env, info, mcp, ws
 from viewfinder.server.served import served_env
 from viewfinder.server.sessions import SessionRegistry
 from viewfinder.server.settings import ServerSettings
-from viewfinder.xvfb import DisplayPool
 
 log = logging.getLogger(__name__)
 
@@ -104,22 +108,14 @@ def check_isolation(settings: ServerSettings) -> dict[str, Any]:
     return report
 
 
-def reap_leftovers() -> None:
-    """Remove what a server that died without stopping (SIGKILL) left: its displays and
-    their folders, the processes and files of its sessions' user ids (daemons, homes)."""
-    from viewfinder.codeenv.sandbox_users import shared_users
-    from viewfinder.xvfb.server import reap_abandoned
-
-    displays = reap_abandoned()
-    users = shared_users().reap_abandoned() if os.geteuid() == 0 else {}
-    if displays or users:
-        log.warning(
-            "removed what an earlier server left: %d display(s), %d session user id(s) "
-            "(%d process(es))",
-            len(displays),
-            len(users),
-            sum(users.values()),
-        )
+def open_session_provider(settings: ServerSettings, spec: Any) -> SessionProvider:
+    """The provider ``settings.provider`` names, running sessions of ``spec``; its
+    errors (unknown name, unreachable cluster) are logged in one line and raised."""
+    try:
+        return open_provider(settings.provider, spec, **settings.provider_settings())
+    except ProviderError as exc:
+        log.error("cannot start the %r session provider: %s", settings.provider, exc)
+        raise
 
 
 def cancel_steps(app: Any) -> None:
@@ -131,21 +127,19 @@ def cancel_steps(app: Any) -> None:
 
 def create_app(settings: ServerSettings | None = None) -> FastAPI:
     """The server app, serving ``settings.env`` (code env or desktop sessions). Its
-    lifespan owns the display pool and the session registry (``app.state.pool``,
-    ``app.state.registry``, and ``app.state.served``, the environment); every session is
-    closed and every display stopped when it ends."""
+    lifespan owns the session provider and the session registry
+    (``app.state.provider``, ``app.state.registry``, and ``app.state.served``, the
+    environment); every session is closed and the provider stopped when it ends."""
     settings = settings or ServerSettings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(reap_leftovers)
         app.state.isolation = check_isolation(settings)
-        pool = DisplayPool(
-            size=settings.pool_size, width=settings.display_width, height=settings.display_height
-        )
-        served = served_env(settings, pool)
-        registry = SessionRegistry(settings, pool, served.open)
-        app.state.pool, app.state.registry, app.state.served = pool, registry, served
+        served = served_env(settings)
+        provider = await asyncio.to_thread(open_session_provider, settings, served.spec())
+        registry = SessionRegistry(settings, provider)
+        app.state.provider, app.state.registry, app.state.served = provider, registry, served
         # Load the plugins now, not on the first capture of the first session.
         await asyncio.to_thread(get_plugin_manager)
         shared_font_cache()
@@ -155,7 +149,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         finally:
             await registry.stop_reaper()
             await registry.close_all(SHUTTING_DOWN)
-            await asyncio.to_thread(pool.close)
+            await asyncio.to_thread(provider.close)
 
     if settings.env == "desktop":
         title = "viewfinder desktop"
@@ -199,6 +193,13 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
                     "max_sessions": exc.max_sessions,
                 }
             },
+        )
+
+    @app.exception_handler(SessionLostError)
+    async def session_lost(_: Request, exc: SessionLostError) -> JSONResponse:
+        return JSONResponse(
+            status_code=503,
+            content={"detail": {"code": wire.SESSION_LOST, "message": str(exc), "node": exc.node}},
         )
 
     if settings.token:

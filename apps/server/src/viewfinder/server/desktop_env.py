@@ -55,9 +55,10 @@ from viewfinder.server.settings import TOKEN_ENV
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
+    from viewfinder.codeenv.displays import DisplaySource
+    from viewfinder.core.providers import EnvSpec
     from viewfinder.desktop.desktop import Desktop
     from viewfinder.server.settings import ServerSettings
-    from viewfinder.xvfb import DisplayPool
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ class DesktopEnvironment:
     def __init__(
         self,
         settings: ServerSettings,
-        pool: DisplayPool,
+        pool: DisplaySource,
         session_id: str,
         tools: Callable[[], dict[str, Tool]] = served_tools,
     ) -> None:
@@ -271,12 +272,13 @@ class DesktopServed:
     name = "desktop"
     messages: Mapping[str, type[BaseModel]] = wire.DESKTOP_MESSAGES
 
-    def __init__(self, settings: ServerSettings, pool: DisplayPool) -> None:
+    def __init__(self, settings: ServerSettings) -> None:
         self.settings = settings
-        self.pool = pool
 
-    def open(self, session_id: str) -> DesktopEnvironment:
-        return DesktopEnvironment(self.settings, self.pool, session_id)
+    def spec(self) -> EnvSpec:
+        from viewfinder.server.provided import env_spec
+
+        return env_spec(self.settings)
 
     def answer(self, env: Any, message: BaseModel) -> str:
         if isinstance(message, wire.DesktopResetMessage):

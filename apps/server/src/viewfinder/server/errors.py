@@ -3,6 +3,19 @@
 from __future__ import annotations
 
 from viewfinder.core.errors import ViewfinderError
+from viewfinder.core.providers import SessionLostError
+
+__all__ = [
+    "CapacityReachedError",
+    "DockerUnavailableError",
+    "EnvServerError",
+    "InsecureBindError",
+    "IsolationUnavailableError",
+    "ServerConnectionError",
+    "ServerError",
+    "SessionLostError",
+    "TaskRejectedError",
+]
 
 
 class ServerError(ViewfinderError):
@@ -14,15 +27,17 @@ class InsecureBindError(ServerError, ValueError):
 
 
 class CapacityReachedError(ServerError):
-    """Every session slot is taken (the server's ``max_sessions``)."""
+    """Every session slot is taken: the server's ``max_sessions``, or the display slots
+    of its provider (a Ray cluster's free slots); ``message`` says which."""
 
     code = "CAPACITY_REACHED"
 
-    def __init__(self, active: int, maximum: int) -> None:
+    def __init__(self, active: int, maximum: int, *, message: str | None = None) -> None:
         self.active_sessions = active
         self.max_sessions = maximum
         super().__init__(
-            f"the server runs {active} sessions, its maximum ({maximum}); close a session "
+            message
+            or f"the server runs {active} sessions, its maximum ({maximum}); close a session "
             "or start the server with a larger --max-sessions"
         )
 

@@ -107,6 +107,22 @@ def serve(
             "as the server's user: only for clients trusted with that.",
         ),
     ] = False,
+    provider: Annotated[
+        str,
+        typer.Option(
+            "--provider",
+            help="Where sessions run: local (this machine) or ray (Ray actors on a cluster's "
+            "nodes with free display slots; needs viewfinder-ray), or a plugin's provider.",
+        ),
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            help="Ray: the cluster to join: auto (the one this machine runs), HOST:PORT or "
+            "ray://HOST:10001 (default: auto when RAY_ADDRESS is set, else a Ray started here).",
+        ),
+    ] = None,
 ) -> None:
     """Serve code env or desktop sessions (HTTP and WebSocket, the OpenEnv wire protocol)."""
     from viewfinder.codeenv import CodeEnvConfig
@@ -125,12 +141,15 @@ def serve(
         raise typer.BadParameter(
             "--app, --target and --allow-any-app are for desktop sessions: add --env desktop"
         )
+    options = _provider_options(provider, ray_address)
     task = _desktop_task(app or [], target)
     token = _token(token, token_file)
     settings = ServerSettings(
         env="desktop" if env == "desktop" else "code",
         desktop=task,
         allow_any_app=allow_any_app,
+        provider=provider,
+        provider_options=options,
         host=host,
         port=port,
         token=token or None,
@@ -161,8 +180,33 @@ def serve(
 
     where = f"http://{host}:{port}"
     also = f", mcp: {where}/mcp" if env == "desktop" else ""
-    typer.echo(f"serving {env} sessions on {where} (ws: {where}/ws{also})", err=True)
+    runs = "" if provider == "local" else f", sessions on the {provider} provider"
+    typer.echo(f"serving {env} sessions on {where} (ws: {where}/ws{also}{runs})", err=True)
     uvicorn_server(create_app(settings), host=host, port=port, log_level="info").run()
+
+
+def _provider_options(provider: str, ray_address: str | None) -> dict[str, Any]:
+    """The provider's options, once its name is known to be registered."""
+    from viewfinder.core.providers import session_providers
+
+    known = session_providers()
+    if provider not in known:
+        hint = " (install viewfinder-ray: pip install 'viewfinder-server[ray]')"
+        raise typer.BadParameter(
+            f"{provider!r} is not a session provider here: use "
+            f"{' or '.join(sorted(known))}{hint if provider == 'ray' else ''}",
+            param_hint="--provider",
+        )
+    if ray_address is not None and provider != "ray":
+        raise typer.BadParameter("--ray-address is for --provider ray")
+    if provider != "ray":
+        return {}
+    address = ray_address or os.environ.get("RAY_ADDRESS") or None
+    if address is not None and not address.strip():
+        raise typer.BadParameter(
+            "give a cluster address, or leave it out", param_hint="--ray-address"
+        )
+    return {"address": address}
 
 
 def _desktop_task(apps: list[str], target: str | None) -> DesktopTask:

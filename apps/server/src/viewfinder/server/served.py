@@ -1,8 +1,9 @@
 """What a server serves: the code env or the desktop env, behind the same routes.
 
 The routes, the session registry and the WebSocket loop do not know which one runs;
-they ask the server's :class:`ServedEnv` (``app.state.served``) to open a session's
-environment, to parse its WebSocket messages and to answer them.
+they ask the server's :class:`ServedEnv` (``app.state.served``) what a session runs
+(:meth:`ServedEnv.spec`, which the session provider builds), to parse its WebSocket
+messages and to answer them.
 """
 
 from __future__ import annotations
@@ -17,20 +18,8 @@ from pydantic import BaseModel
 from viewfinder.server import wire
 
 if TYPE_CHECKING:
+    from viewfinder.core.providers import EnvSpec
     from viewfinder.server.settings import ServerSettings
-    from viewfinder.xvfb import DisplayPool
-
-
-class SessionEnv(Protocol):
-    """A session's environment, as the registry and the routes handle it."""
-
-    def cancel(self, reason: str = ...) -> bool:
-        """Stop the running step (from any thread); True when one was running."""
-        ...
-
-    def close(self) -> None:
-        """End the session: every process it started, its display given back."""
-        ...
 
 
 class ServedEnv(Protocol):
@@ -41,8 +30,8 @@ class ServedEnv(Protocol):
     #: The WebSocket messages a session takes, by ``type``.
     messages: Mapping[str, type[BaseModel]]
 
-    def open(self, session_id: str) -> SessionEnv:
-        """A new session's environment (cheap: the work starts at its first reset)."""
+    def spec(self) -> EnvSpec:
+        """What each session runs, for the session provider to build where it runs."""
         ...
 
     def answer(self, env: Any, message: BaseModel) -> str:
@@ -87,14 +76,13 @@ class CodeServed:
     name = "code"
     messages: Mapping[str, type[BaseModel]] = wire.MESSAGES
 
-    def __init__(self, settings: ServerSettings, pool: DisplayPool) -> None:
+    def __init__(self, settings: ServerSettings) -> None:
         self.settings = settings
-        self.pool = pool
 
-    def open(self, session_id: str) -> SessionEnv:
-        from viewfinder.codeenv import CodeEnvironment
+    def spec(self) -> EnvSpec:
+        from viewfinder.server.provided import env_spec
 
-        return CodeEnvironment(self.settings.codeenv, displays=self.pool, session_id=session_id)
+        return env_spec(self.settings)
 
     def answer(self, env: Any, message: BaseModel) -> str:
         from viewfinder.codeenv.models import observation_json
@@ -131,10 +119,10 @@ class CodeServed:
         return CodeState().model_dump()
 
 
-def served_env(settings: ServerSettings, pool: DisplayPool) -> ServedEnv:
+def served_env(settings: ServerSettings) -> ServedEnv:
     """The environment ``settings.env`` names."""
     if settings.env == "desktop":
         from viewfinder.server.desktop_env import DesktopServed
 
-        return DesktopServed(settings, pool)
-    return CodeServed(settings, pool)
+        return DesktopServed(settings)
+    return CodeServed(settings)

@@ -1,21 +1,22 @@
-"""The sessions a server runs: each one an environment (a code env or a desktop) on a
-display from the pool."""
+"""The sessions a server runs: each one an environment (a code env or a desktop) that
+the server's session provider runs (here, or on a Ray cluster)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from viewfinder.core.providers import NoFreeSlotError, SessionLostError, SessionProvider
 from viewfinder.server.errors import CapacityReachedError
-from viewfinder.server.served import SessionEnv
+from viewfinder.server.provided import ProvidedEnv
 from viewfinder.server.settings import ServerSettings
-from viewfinder.xvfb import DisplayPool
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -26,7 +27,7 @@ class Session:
 
     def __init__(self, session_id: str, env: Any, kind: str) -> None:
         self.id = session_id
-        #: The environment (a :class:`~viewfinder.server.served.SessionEnv`).
+        #: The environment (a :class:`~viewfinder.server.provided.ProvidedEnv`).
         self.env = env
         #: "ws", "http" (one request) or "mcp" (made by ``openenv/session/create``).
         self.kind = kind
@@ -35,6 +36,8 @@ class Session:
         self.busy = 0
         #: Called (once) when the server closes the session on its own (idle, shutdown).
         self.on_server_close: Callable[[str], Awaitable[None]] | None = None
+        #: Why the session cannot go on, once its node or process died (SESSION_LOST).
+        self.lost: SessionLostError | None = None
 
     def touch(self) -> None:
         self.last_active = time.monotonic()
@@ -46,31 +49,25 @@ class Session:
 class SessionRegistry:
     """Opens sessions up to the cap, runs their blocking work off the event loop, reaps idle ones.
 
-    Environment calls block (a step waits for its worker), so they run on a thread pool
-    sized for every session to step at once. ``open_env(session_id)`` makes a session's
-    environment (a code env on the pool's displays when not given).
+    Environment calls block (a step waits for its worker, or its actor), so they run on
+    a thread pool sized for every session to step at once. Each session's environment
+    comes from ``provider`` (see :mod:`viewfinder.core.providers`): the registry does
+    not know where it runs.
     """
 
-    def __init__(
-        self,
-        settings: ServerSettings,
-        pool: DisplayPool,
-        open_env: Callable[[str], SessionEnv] | None = None,
-    ) -> None:
+    def __init__(self, settings: ServerSettings, provider: SessionProvider) -> None:
         self.settings = settings
-        self.pool = pool
-        if open_env is None:
-            from viewfinder.server.served import CodeServed
-
-            open_env = CodeServed(settings, pool).open
-        self._open_env = open_env
+        self.provider = provider
         self._sessions: dict[str, Session] = {}
+        self._opening = 0
         self._lock = asyncio.Lock()
         self._executor = ThreadPoolExecutor(
             max_workers=settings.max_sessions + 4, thread_name_prefix="viewfinder-session"
         )
         self._reaper: asyncio.Task[None] | None = None
         self.reaped = 0
+        #: Sessions failed with SESSION_LOST (their node or process died).
+        self.lost = 0
 
     # -- facts --------------------------------------------------------------------------
 
@@ -103,13 +100,31 @@ class SessionRegistry:
     # -- opening and closing --------------------------------------------------------------
 
     async def open(self, kind: str) -> Session:
-        """A new session, or :class:`CapacityReachedError` when all slots are taken."""
+        """A new session, or :class:`CapacityReachedError` when all slots are taken (the
+        server's ``max_sessions``, or the provider's free slots)."""
         async with self._lock:
-            if len(self._sessions) >= self.settings.max_sessions:
-                raise CapacityReachedError(len(self._sessions), self.settings.max_sessions)
-            session_id = uuid.uuid4().hex
-            session = Session(session_id, self._open_env(session_id), kind)
-            self._sessions[session_id] = session
+            taken = len(self._sessions) + self._opening
+            if taken >= self.settings.max_sessions:
+                raise CapacityReachedError(taken, self.settings.max_sessions)
+            self._opening += 1
+        session_id = uuid.uuid4().hex
+        # a cluster session starts an actor somewhere: off the event loop
+        opening = asyncio.get_running_loop().run_in_executor(
+            self._executor, self.provider.open, session_id
+        )
+        try:
+            provided = await asyncio.shield(opening)
+        except asyncio.CancelledError:  # the client left while its session was starting
+            opening.add_done_callback(_discard_opened)
+            raise
+        except NoFreeSlotError as exc:  # the provider's slots are all taken
+            active = len(self._sessions)
+            maximum = min(self.settings.max_sessions, exc.slots) if exc.slots else active
+            raise CapacityReachedError(active, maximum, message=str(exc)) from None
+        finally:
+            self._opening -= 1
+        session = Session(session_id, ProvidedEnv(provided), kind)
+        self._sessions[session_id] = session
         return session
 
     async def close(self, session: Session) -> None:
@@ -133,9 +148,22 @@ class SessionRegistry:
         return how many were running."""
         return sum(session.env.cancel(reason) for session in self.sessions())
 
+    async def lose(self, session: Session, error: SessionLostError) -> None:
+        """Drop a session whose node or process died (SESSION_LOST): its slot is free,
+        and ``session.lost`` says why."""
+        session.lost = error
+        if session.id in self._sessions:
+            self.lost += 1
+            log.warning("%s", error)
+        await self.close(session)
+
     async def close_all(self, reason: str) -> None:
-        for session in self.sessions():
-            await self._close_by_server(session, reason)
+        """Close every session, in parallel (a cluster session's close is a round trip),
+        then stop the thread pool."""
+        await asyncio.gather(
+            *(self._close_by_server(session, reason) for session in self.sessions()),
+            return_exceptions=True,
+        )
         self._executor.shutdown(wait=True)
 
     async def _close_by_server(self, session: Session, reason: str) -> None:
@@ -177,3 +205,12 @@ class SessionRegistry:
                 await self.reap_idle()
             except Exception:  # keep reaping; one bad close must not stop it
                 log.exception("the idle-session reaper failed; it keeps running")
+
+
+def _discard_opened(opened: asyncio.Future[Any]) -> None:
+    """Close a session that finished opening after its client left (off the loop)."""
+    if opened.cancelled() or opened.exception() is not None:
+        return
+    threading.Thread(
+        target=opened.result().close, name="viewfinder-discard-session", daemon=True
+    ).start()

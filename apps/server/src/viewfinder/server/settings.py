@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -65,8 +66,12 @@ class ServerSettings:
     codeenv: CodeEnvConfig = field(default_factory=CodeEnvConfig)
     desktop: DesktopTask = field(default_factory=DesktopTask)
     allow_any_app: bool = False
+    provider: str = "local"
+    provider_options: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.provider, str) or not self.provider.strip():
+            raise ValueError(f"provider must be a provider's name, got {self.provider!r}")
         if self.env not in ENVS:
             raise ValueError(f"env must be one of {', '.join(ENVS)}, got {self.env!r}")
         if self.max_sessions < 1:
@@ -89,6 +94,18 @@ class ServerSettings:
         if self.reap_interval_s is not None:
             return self.reap_interval_s
         return min(max(self.idle_timeout_s / 4, 0.05), 5.0)
+
+    def provider_settings(self) -> dict[str, Any]:
+        """The options the provider is opened with: the server's own ``local`` provider
+        gets the display pool's size and the display size, then ``provider_options``."""
+        options: dict[str, Any] = {}
+        if self.provider == "local":
+            options = {
+                "pool_size": self.pool_size,
+                "width": self.display_width,
+                "height": self.display_height,
+            }
+        return {**options, **self.provider_options}
 
     def with_changes(self, **changes: Any) -> ServerSettings:
         return replace(self, **changes)

@@ -18,6 +18,7 @@ import pluggy
 
 if TYPE_CHECKING:
     from viewfinder.core.backend import CaptureBackend
+    from viewfinder.core.providers import ProviderFactory
     from viewfinder.core.screenshot import Screenshot
     from viewfinder.core.tools import Tool
 
@@ -119,4 +120,28 @@ def viewfinder_register_tools(register: RegisterTool) -> None:
     called whenever the registry is built (``viewfinder.core.tool_registry()``), so
     plugins registered later are seen; keep it cheap (no imports of heavy modules:
     import them inside the tool's function).
+    """
+
+
+#: ``register(name, factory)``: the callback handed to
+#: :func:`viewfinder_register_session_providers`.
+RegisterProvider = Callable[[str, "ProviderFactory | str"], None]
+
+
+@hookspec
+def viewfinder_register_session_providers(register: RegisterProvider) -> None:
+    """Register where env sessions can run, by calling ``register(name, factory)`` once
+    per provider.
+
+    ``factory(spec, **options)`` returns a :class:`~viewfinder.core.providers.SessionProvider`
+    running sessions of ``spec`` (an :class:`~viewfinder.core.providers.EnvSpec`: the
+    import path of the env factory and its picklable keyword arguments); ``options``
+    are the provider's own settings (a cluster address, ...), and an option the factory
+    does not take is a :class:`~viewfinder.core.providers.ProviderOptionError`.
+    ``factory`` may be the import path ``"package.module:Class"``, imported only when
+    that provider is asked for, so a server that runs sessions locally never imports a
+    cluster client. A name another plugin registered already is a
+    :class:`~viewfinder.core.PluginError` naming both. Every implementation is called
+    whenever the table is needed (``viewfinder.core.providers.session_providers()``);
+    results are ignored.
     """

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from viewfinder.server import wire
 from viewfinder.server.deps import Registry
 from viewfinder.server.desktop_task import DesktopTask
-from viewfinder.server.errors import TaskRejectedError
+from viewfinder.server.errors import SessionLostError, TaskRejectedError
 from viewfinder.server.mcp_wire import ToolAction, step_payload
 from viewfinder.server.routes.env import reply_json
 from viewfinder.server.sessions import Session, SessionRegistry
@@ -70,6 +70,8 @@ async def _reply(
                 "detail": [{"type": "task_rejected", "loc": ["body", "apps"], "msg": str(exc)}]
             },
         )
+    except SessionLostError:
+        raise  # answered as SESSION_LOST by the app
     except Exception as exc:  # the desktop could not start: an app failed, ...
         return JSONResponse(
             status_code=500,

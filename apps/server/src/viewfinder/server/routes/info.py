@@ -15,14 +15,17 @@ router = APIRouter(tags=["info"])
 @router.get("/health")
 async def health(registry: Registry, request: Request) -> dict[str, Any]:
     """``{"status": "healthy"}`` (OpenEnv's shape), plus which environment is served,
-    session and display counts."""
-    pool = registry.pool.stats()
+    session counts, and where sessions run (``provider``: its name, and its displays
+    for ``local`` or its nodes with their slots and sessions for ``ray``)."""
+    provider = await registry.call(registry.provider.stats)
     return {
         "status": "healthy",
         "env": registry.settings.env,
         "active_sessions": registry.active,
         "max_sessions": registry.settings.max_sessions,
-        "displays": {"warm": pool.warm, "in_use": pool.in_use, "size": pool.size},
+        "lost_sessions": registry.lost,
+        "displays": provider.get("displays"),
+        "provider": provider,
         "isolation": getattr(request.app.state, "isolation", None),
     }
 

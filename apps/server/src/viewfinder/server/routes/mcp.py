@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from viewfinder.server import wire
 from viewfinder.server.deps import Registry
 from viewfinder.server.desktop_task import DesktopTask
-from viewfinder.server.errors import CapacityReachedError
+from viewfinder.server.errors import CapacityReachedError, SessionLostError
 from viewfinder.server.mcp_wire import (
     METHODS,
     SESSION_CLOSE,
@@ -130,6 +130,14 @@ async def _call(
     work = registry.use(session, lambda: session.env.call_tool(name, arguments or {}))
     try:
         observation = await (work if http is None else while_connected(http, session, work))
+    except SessionLostError as exc:  # its node died: this session only
+        await registry.lose(session, exc)
+        return rpc_error(
+            request_id,
+            RpcCode.SERVER_ERROR,
+            str(exc),
+            {"code": wire.SESSION_LOST, "node": exc.node},
+        )
     except Exception as exc:  # the session's desktop could not start
         return rpc_error(request_id, RpcCode.SERVER_ERROR, f"{type(exc).__name__}: {exc}")
     if observation is None:  # the client left; nobody reads this

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from viewfinder.server import wire
 from viewfinder.server.deps import Registry, Served
-from viewfinder.server.errors import CapacityReachedError, TaskRejectedError
+from viewfinder.server.errors import CapacityReachedError, SessionLostError, TaskRejectedError
 from viewfinder.server.routes import mcp
 from viewfinder.server.served import ServedEnv
 from viewfinder.server.sessions import Session, SessionRegistry
@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 
 #: Close code when the server ends a session on its own (idle, shutting down).
 SERVER_CLOSED = 1001
+#: Close code after a SESSION_LOST error: the session's node or process died.
+SESSION_LOST_CLOSE = 1011
 #: How long a refused WebSocket stays open to answer CAPACITY_REACHED.
 REFUSAL_LINGER_S = 5.0
 
@@ -118,6 +120,10 @@ async def _answer_in_order(
             text = await _answer(registry, served, session, message)
         await websocket.send_text(text)
         del text  # an observation can be large: let it go before waiting for the next
+        if session.lost is not None:  # said once; the session cannot go on
+            reason = f"{wire.SESSION_LOST}: the session's node died"
+            await websocket.close(code=SESSION_LOST_CLOSE, reason=reason)
+            return
 
 
 async def _answer(
@@ -131,6 +137,9 @@ async def _answer(
         return await registry.use(session, lambda: served.answer(session.env, message))
     except TaskRejectedError as exc:  # a reset asked for what the server does not do
         return json.dumps(wire.error_message(wire.VALIDATION_ERROR, str(exc)))
+    except SessionLostError as exc:  # its node died: this session only
+        await registry.lose(session, exc)
+        return json.dumps(wire.error_message(wire.SESSION_LOST, str(exc), node=exc.node))
     except Exception as exc:  # the env itself failed (no display could start, ...)
         log.exception("session %s: %s failed", session.id, type(message).__name__)
         return json.dumps(wire.error_message(wire.EXECUTION_ERROR, f"{type(exc).__name__}: {exc}"))

@@ -1,0 +1,214 @@
+"""What the server's sessions run, for any session provider.
+
+The server describes a session with an :class:`~viewfinder.core.EnvSpec`: the import
+path of :func:`code_env` or :func:`desktop_env` and their picklable settings. A provider
+builds it where the session runs (this process for ``local``, a Ray actor for ``ray``),
+and the registry holds a :class:`ProvidedEnv`, which offers the env's methods and
+forwards them to the provider's session: the routes cannot tell where it runs.
+:data:`RESULTS` packs results for the trip between processes (screenshots as bytes).
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from viewfinder.core.providers import EnvSpec, ProvidedSession
+
+if TYPE_CHECKING:
+    from viewfinder.codeenv import CodeEnvConfig, CodeEnvironment
+    from viewfinder.codeenv.displays import DisplaySource
+    from viewfinder.server.desktop_env import DesktopEnvironment
+    from viewfinder.server.settings import ServerSettings
+
+log = logging.getLogger(__name__)
+
+
+def reap_leftovers() -> None:
+    """Remove what a process that died without stopping (a SIGKILLed server, a session
+    actor whose node went down) left on this machine: its displays and their folders,
+    the processes and files of its sessions' user ids (daemons, homes)."""
+    from viewfinder.codeenv.sandbox_users import shared_users
+    from viewfinder.xvfb.server import reap_abandoned
+
+    displays = reap_abandoned()
+    users = shared_users().reap_abandoned() if os.geteuid() == 0 else {}
+    if displays or users:
+        log.warning(
+            "removed what an earlier server left: %d display(s), %d session user id(s) "
+            "(%d process(es))",
+            len(displays),
+            len(users),
+            sum(users.values()),
+        )
+
+
+_reaped = threading.Event()
+
+
+def _own_process_ready(displays: DisplaySource | None) -> None:
+    # A session given no displays runs in a process of its own (a Ray actor): the first
+    # one there cleans up after sessions of that machine whose process was killed.
+    if displays is None and not _reaped.is_set():
+        _reaped.set()
+        reap_leftovers()
+
+
+# -- the env factories (EnvSpec.factory) ---------------------------------------------------
+
+
+def code_env(
+    session_id: str, *, config: CodeEnvConfig, displays: DisplaySource | None = None
+) -> CodeEnvironment:
+    """A code env session: on ``displays`` (the local provider's pool), or on a display
+    of its own started at its first reset."""
+    from viewfinder.codeenv import CodeEnvironment
+
+    _own_process_ready(displays)
+    return CodeEnvironment(config, displays=displays, session_id=session_id)
+
+
+def desktop_env(
+    session_id: str, *, settings: ServerSettings, displays: DisplaySource | None = None
+) -> DesktopEnvironment:
+    """A desktop session: each reset's desktop on a display from ``displays``, or on a
+    display of its own."""
+    from viewfinder.codeenv.displays import FreshDisplays
+    from viewfinder.server.desktop_env import DesktopEnvironment
+
+    _own_process_ready(displays)
+    if displays is None:
+        displays = FreshDisplays(settings.display_width, settings.display_height)
+    return DesktopEnvironment(settings, displays, session_id)
+
+
+def env_spec(settings: ServerSettings) -> EnvSpec:
+    """What each session of a server with ``settings`` runs."""
+    if settings.env == "desktop":
+        # the token is the server's alone: it does not travel to where sessions run
+        portable = settings.with_changes(token=None, host="127.0.0.1")
+        return EnvSpec(f"{__name__}:desktop_env", {"settings": portable}, f"{__name__}:RESULTS")
+    return EnvSpec(f"{__name__}:code_env", {"config": settings.codeenv}, f"{__name__}:RESULTS")
+
+
+# -- results between processes (EnvSpec.codec) ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class PackedObservation:
+    """A code env observation with its captures as PNG bytes instead of base64."""
+
+    observation: Any
+    screenshots: list[bytes]
+    #: The index of ``screenshot`` in ``screenshots``; -1: it is None; -2: it is ``extra``.
+    last: int
+    extra: bytes | None = None
+
+
+class ResultCodec:
+    """Packs the observations of code env and desktop sessions: every capture as bytes
+    (a third smaller than base64, and sent by Ray's object store without a copy)."""
+
+    def pack(self, value: Any) -> Any:
+        from viewfinder.codeenv import CodeObservation
+        from viewfinder.server.mcp_wire import CallToolObservation
+
+        if isinstance(value, CodeObservation) and (value.screenshots or value.screenshot):
+            shots = [base64.b64decode(shot) for shot in value.screenshots]
+            last, extra = -1, None
+            if value.screenshot is not None:
+                if value.screenshots and value.screenshot == value.screenshots[-1]:
+                    last = len(shots) - 1
+                else:
+                    last, extra = -2, base64.b64decode(value.screenshot)
+            bare = value.model_copy(update={"screenshots": [], "screenshot": None})
+            return PackedObservation(bare, shots, last, extra)
+        if isinstance(value, CallToolObservation) and value.result:
+            content = value.result.get("content")
+            if isinstance(content, list) and any(_is_image(part) for part in content):
+                parts = [
+                    {**part, "data": base64.b64decode(part["data"])} if _is_image(part) else part
+                    for part in content
+                ]
+                return value.model_copy(update={"result": {**value.result, "content": parts}})
+        return value
+
+    def unpack(self, value: Any) -> Any:
+        from viewfinder.server.mcp_wire import CallToolObservation
+
+        if isinstance(value, PackedObservation):
+            shots = [base64.b64encode(shot).decode("ascii") for shot in value.screenshots]
+            if value.last >= 0:
+                screenshot: str | None = shots[value.last]
+            elif value.last == -2 and value.extra is not None:
+                screenshot = base64.b64encode(value.extra).decode("ascii")
+            else:
+                screenshot = None
+            return value.observation.model_copy(
+                update={"screenshots": shots, "screenshot": screenshot}
+            )
+        if isinstance(value, CallToolObservation) and value.result:
+            content = value.result.get("content")
+            if isinstance(content, list) and any(
+                isinstance(part, dict) and isinstance(part.get("data"), bytes) for part in content
+            ):
+                parts = [
+                    {**part, "data": base64.b64encode(part["data"]).decode("ascii")}
+                    if isinstance(part, dict) and isinstance(part.get("data"), bytes)
+                    else part
+                    for part in content
+                ]
+                return value.model_copy(update={"result": {**value.result, "content": parts}})
+        return value
+
+
+def _is_image(part: Any) -> bool:
+    return (
+        isinstance(part, dict) and part.get("type") == "image" and isinstance(part.get("data"), str)
+    )
+
+
+#: The codec of the server's sessions.
+RESULTS = ResultCodec()
+
+
+# -- the env the routes see ------------------------------------------------------------------
+
+
+class ProvidedEnv:
+    """A provided session with the env's own methods (those the routes and pools call),
+    each forwarded to where the session runs."""
+
+    def __init__(self, session: ProvidedSession) -> None:
+        self.session = session
+
+    @property
+    def node(self) -> str:
+        """Where the session runs (``"local"``, or a cluster node's id)."""
+        return self.session.node
+
+    def reset(self, *args: Any, **kwargs: Any) -> Any:
+        return self.session.call("reset", *args, **kwargs)
+
+    def step(self, *args: Any, **kwargs: Any) -> Any:
+        return self.session.call("step", *args, **kwargs)
+
+    def call_tool(self, *args: Any, **kwargs: Any) -> Any:
+        return self.session.call("call_tool", *args, **kwargs)
+
+    @property
+    def state(self) -> Any:
+        return self.session.call("state")
+
+    def cancel(self, reason: str = "cancelled by the client") -> bool:
+        return self.session.cancel(reason)
+
+    def close(self) -> None:
+        self.session.close()
+
+    def __repr__(self) -> str:
+        return f"<ProvidedEnv {self.session.id[:8]} on {self.session.node}>"

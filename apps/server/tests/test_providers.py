@@ -1,0 +1,299 @@
+"""Session providers behind the server: the ``local`` one, one a plugin registers, and
+``viewfinder serve --provider ray`` on a real Ray cluster of several nodes on this machine.
+
+The cluster (two nodes with one display slot each; a third added by the test that loses
+it) and the ray server are shared by the module: Ray starts slowly.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from openenv.core.generic_client import GenericEnvClient
+from PIL import Image
+
+from viewfinder.codeenv import CodeAction, CodeEnvConfig
+from viewfinder.core import EnvSpec, PluginError, hookimpl, open_provider
+from viewfinder.core.providers import (
+    NoFreeSlotError,
+    ProviderOptionError,
+    UnknownProviderError,
+    session_providers,
+)
+from viewfinder.core.testing import running, wait_until
+from viewfinder.ray.testing import (
+    LocalCluster,
+    descendants,
+    local_cluster,
+    session_actor_processes,
+)
+from viewfinder.server import CodingEnv, EnvServerError, LocalServer, ServerSettings
+from viewfinder.server.local_provider import LocalProvider
+from viewfinder.server.provided import env_spec
+
+TK_RED = """
+import tkinter as tk
+root = tk.Tk()
+root.overrideredirect(True)
+root.geometry("320x240+0+0")
+tk.Frame(root, bg="#ff0000", width=320, height=240).pack()
+root.update()
+capture_screenshot()
+"""
+
+
+def pixel(shot: str, x: int, y: int) -> tuple[int, int, int]:
+    image = Image.open(io.BytesIO(base64.b64decode(shot))).convert("RGB")
+    found: tuple[int, int, int] = image.getpixel((x, y))  # type: ignore[assignment]
+    return found
+
+
+def health(base: str) -> dict[str, Any]:
+    found: dict[str, Any] = httpx.get(f"{base}/health").json()
+    return found
+
+
+# -- the hook, and the local provider ---------------------------------------------------------
+
+
+class CountingProvider(LocalProvider):
+    """The local provider, counting the sessions it opens."""
+
+    opened: list[str] = []
+
+    def open(self, session_id: str) -> Any:
+        CountingProvider.opened.append(session_id)
+        return super().open(session_id)
+
+
+class CountingPlugin:
+    @hookimpl
+    def viewfinder_register_session_providers(self, register: Callable[..., None]) -> None:
+        register("counting", CountingProvider)
+
+
+def test_a_plugin_provider_runs_the_servers_sessions(
+    viewfinder_plugin: Callable[..., str], serve: Callable[..., LocalServer]
+) -> None:
+    viewfinder_plugin(CountingPlugin(), name="counting-plugin")
+    assert session_providers()["counting"].plugin == "counting-plugin"
+    CountingProvider.opened.clear()
+    options = {"max_sessions": 1, "pool_size": 1, "width": 640, "height": 480}
+    server = serve(provider="counting", provider_options=options)
+    with CodingEnv(server.base_url) as env:
+        env.reset()
+        assert env.step("print(6 * 7)").observation.stdout == "42\n"
+        provider = health(server.base_url)["provider"]
+        assert (provider["sessions"], provider["displays"]["in_use"]) == (1, 1)
+    assert len(CountingProvider.opened) == 1
+    wait_until(lambda: health(server.base_url)["provider"]["sessions"] == 0, "the session to end")
+    # the provider's slots count: a second session is refused with CAPACITY_REACHED
+    with CodingEnv(server.base_url) as first:
+        first.reset()
+        with CodingEnv(server.base_url) as second, pytest.raises(EnvServerError) as refused:
+            second.reset()
+        assert refused.value.code == "CAPACITY_REACHED"
+        assert "the most this provider allows (1)" in str(refused.value)
+
+
+def test_two_plugins_claiming_one_provider_name_is_an_error(
+    viewfinder_plugin: Callable[..., str],
+) -> None:
+    viewfinder_plugin(CountingPlugin(), name="first-plugin")
+
+    class Thief:
+        @hookimpl
+        def viewfinder_register_session_providers(self, register: Callable[..., None]) -> None:
+            register("counting", "somewhere.else:Provider")
+
+    viewfinder_plugin(Thief(), name="thief")
+    with pytest.raises(PluginError, match="'counting' is registered by both"):
+        session_providers()
+
+
+def test_unknown_providers_and_options_are_refused_clearly() -> None:
+    spec = env_spec(ServerSettings())
+    with pytest.raises(UnknownProviderError, match=r"unknown session provider 'kubernetes'.*local"):
+        open_provider("kubernetes", spec)
+    with pytest.raises(ProviderOptionError, match=r"no option 'adress'.*height"):
+        open_provider("local", spec, adress="auto")
+    with pytest.raises(ValueError, match="import path"):
+        EnvSpec("no_colon_here")
+    with pytest.raises(ValueError, match="provider must be"):
+        ServerSettings(provider=" ")
+
+
+def test_the_local_provider_runs_sessions_here() -> None:
+    settings = ServerSettings(codeenv=CodeEnvConfig(width=320, height=240, timeout_s=20))
+    provider = open_provider(
+        "local", env_spec(settings), pool_size=1, width=320, height=240, max_sessions=1
+    )
+    try:
+        session = provider.open("here")
+        assert session.node == "local"
+        session.call("reset")
+        result = session.call("step", CodeAction(code=TK_RED + "print('drawn')"))
+        assert result.stdout == "drawn\n"
+        assert pixel(result.screenshots[0], 160, 120) == (255, 0, 0)
+        assert session.call("state").step_count == 1
+        with pytest.raises(NoFreeSlotError, match="most this provider allows"):
+            provider.open("one too many")
+        assert provider.stats()["displays"]["in_use"] == 1
+        session.close()
+        assert provider.free_slots() == 1
+    finally:
+        provider.close()
+
+
+# -- viewfinder serve --provider ray ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[LocalCluster]:
+    with local_cluster([{"viewfinder_display": 1}, {"viewfinder_display": 1}]) as running_cluster:
+        yield running_cluster
+
+
+@pytest.fixture(scope="module")
+def ray_server(cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``viewfinder serve --provider ray --ray-address ADDRESS`` on loopback, for the module.
+    After it stops, no session actor, nor anything an actor started, may be left."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    log_path = tmp_path_factory.mktemp("ray-server") / "server.log"
+    with log_path.open("wb") as log_file:  # a file, not a pipe: nothing can block on it
+        process = subprocess.Popen(
+            [sys.executable, "-m", "viewfinder.cli", "serve", "--port", str(port),
+             "--size", "320x240", "--max-sessions", "4",
+             "--provider", "ray", "--ray-address", cluster.address],
+            stdout=subprocess.DEVNULL, stderr=log_file, env=os.environ.copy(),
+        )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+
+    def answers() -> bool:
+        if process.poll() is not None:
+            raise AssertionError(f"the server exited: {log_path.read_text()[-3000:]}")
+        try:
+            return httpx.get(f"{base}/health").status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    wait_until(answers, "the ray server to answer /health", timeout=120)
+    ray_server_sessions.clear()
+    try:
+        yield base
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(30)
+        log = log_path.read_text(errors="replace")
+    assert process.returncode in (0, 128 + signal.SIGTERM), log[-3000:]
+    assert "Application shutdown complete" in log and "Traceback" not in log, log[-3000:]
+    assert ray_server_sessions  # the tests noted them
+    wait_until(
+        lambda: (
+            not session_actor_processes() and not any(running(pid) for pid in ray_server_sessions)
+        ),
+        "every session actor, and its display and worker, to exit with the server",
+    )
+
+
+#: Every process of the ray server's sessions seen by the tests (actors and below).
+ray_server_sessions: set[int] = set()
+
+
+def note_session_processes() -> None:
+    for actor in session_actor_processes():
+        ray_server_sessions.update({actor} | descendants(actor))
+
+
+def all_slots_free(base: str) -> None:
+    """Wait until the sessions of the tests before have closed (a session closes once
+    the server saw its client leave)."""
+    wait_until(lambda: not nodes_with_sessions(base), "the earlier sessions to close")
+
+
+def nodes_with_sessions(base: str) -> dict[str, int]:
+    nodes = health(base)["provider"]["nodes"]
+    return {node["node"]: node["sessions"] for node in nodes if node["sessions"]}
+
+
+def test_openenv_client_drives_a_ray_session_end_to_end(ray_server: str) -> None:
+    all_slots_free(ray_server)
+    provider = health(ray_server)["provider"]
+    assert (provider["name"], provider["free_slots"]) == ("ray", 2)
+    with GenericEnvClient(base_url=ray_server).sync() as env:
+        first = env.reset()
+        assert first.observation["exit_code"] == 0
+        env.step({"code": "x = 20"})
+        result = env.step({"code": TK_RED + "print(x + 1)"})
+        assert result.observation["stdout"] == "21\n"  # globals kept across steps
+        (shot,) = result.observation["screenshots"]
+        assert pixel(shot, 160, 120) == (255, 0, 0)
+        assert env.state()["step_count"] == 2
+        assert sum(nodes_with_sessions(ray_server).values()) == 1
+        note_session_processes()
+    wait_until(lambda: not nodes_with_sessions(ray_server), "the session's slot to be free")
+
+
+def test_sessions_land_on_distinct_nodes_and_the_cluster_caps_them(
+    ray_server: str, cluster: LocalCluster
+) -> None:
+    all_slots_free(ray_server)
+    with CodingEnv(ray_server) as first, CodingEnv(ray_server) as second:
+        first.reset()
+        second.reset()
+        assert nodes_with_sessions(ray_server) == {cluster.node_id(0): 1, cluster.node_id(1): 1}
+        note_session_processes()
+        # --max-sessions is 4, but the cluster has two display slots
+        with CodingEnv(ray_server) as third, pytest.raises(EnvServerError) as refused:
+            third.reset()
+        assert refused.value.code == "CAPACITY_REACHED"
+        assert "no free display slot" in str(refused.value)
+        assert first.step("print('still here')").observation.stdout == "still here\n"
+
+
+def test_a_node_that_dies_fails_only_its_sessions(ray_server: str, cluster: LocalCluster) -> None:
+    all_slots_free(ray_server)
+    with CodingEnv(ray_server) as kept, CodingEnv(ray_server) as other:
+        kept.reset()
+        other.reset()
+        kept.step("x = 41")
+        doomed_index = cluster.add({"viewfinder_display": 1})
+        doomed_node = cluster.node_id(doomed_index)
+        with CodingEnv(ray_server) as doomed:
+            doomed.reset()  # the only free slot: on the new node
+            assert nodes_with_sessions(ray_server)[doomed_node] == 1
+            doomed.step("import tkinter; tkinter.Tk(); capture_screenshot()")
+            note_session_processes()
+            cluster.remove(doomed_index)
+            with pytest.raises(EnvServerError) as lost:
+                doomed.step("print('never')")
+            assert lost.value.code == "SESSION_LOST"
+            assert lost.value.data["node"].startswith(doomed_node)
+            assert "its node died" in str(lost.value)
+        # the others go on, and the server counts the loss
+        assert kept.step("print(x + 1)").observation.stdout == "42\n"
+        assert health(ray_server)["lost_sessions"] == 1
+        assert doomed_node not in nodes_with_sessions(ray_server)
+        other.close()
+        # a new session goes to a node that is alive
+        wait_until(lambda: len(nodes_with_sessions(ray_server)) == 1, "the other's slot")
+        with CodingEnv(ray_server) as replacement:
+            assert replacement.step("print('new')").observation.stdout == "new\n"
+            assert set(nodes_with_sessions(ray_server)) == {cluster.node_id(0), cluster.node_id(1)}
+            note_session_processes()

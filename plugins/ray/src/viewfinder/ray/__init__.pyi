@@ -1,0 +1,6 @@
+"""Names of viewfinder.ray, imported on first use (see __init__.py)."""
+
+from .actor import SessionActor
+from .provider import RESOURCE, RayProvider, RaySession
+
+__all__ = ["RESOURCE", "RayProvider", "RaySession", "SessionActor"]
