@@ -3,30 +3,19 @@ it, its limits."""
 
 from __future__ import annotations
 
-import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from viewfinder.codeenv import CodeEnvConfig
+from viewfinder.core.web_access import is_loopback
 from viewfinder.server.desktop_task import DesktopTask
 from viewfinder.server.errors import InsecureBindError
 
 TOKEN_ENV = "VIEWFINDER_SERVER_TOKEN"
 #: The environments a server can serve (``viewfinder serve --env``).
 ENVS = ("code", "desktop")
-LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is an address of this machine only (127.0.0.0/8, ::1, localhost)."""
-    if host.lower() in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 @dataclass(frozen=True)
