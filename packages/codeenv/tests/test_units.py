@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,7 @@ from viewfinder.codeenv import (
     observation_payload,
 )
 from viewfinder.codeenv.output import OutputStream
+from viewfinder.codeenv.sandbox_users import default_lock_dir
 from viewfinder.codeenv.worker import protocol
 
 
@@ -135,6 +138,41 @@ def test_a_closed_environment_says_so() -> None:
     env.close()
     with pytest.raises(EnvironmentClosedError, match="is closed; create a new one"):
         env.step(CodeAction(code="pass"))
+
+
+def test_servers_with_different_temporary_folders_never_lease_the_same_id(
+    tmp_path: Path,
+) -> None:
+    """Two real processes, each with a TMPDIR of its own, hold a lease at once."""
+    program = (
+        "import sys\n"
+        "from viewfinder.codeenv.sandbox_users import shared_users\n"
+        "lease = shared_users().lease()\n"
+        "print(lease.uid, shared_users().lock_dir, flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    holders = []
+    try:
+        for name in ("a", "b"):
+            folder = tmp_path / name
+            folder.mkdir()
+            holders.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", program],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    text=True,
+                    env={**os.environ, "TMPDIR": str(folder)},
+                )
+            )
+        answers = [holder.stdout.readline().split() for holder in holders]  # type: ignore[union-attr]
+    finally:
+        for holder in holders:
+            holder.communicate(timeout=30)
+    (first, first_dir), (second, second_dir) = answers
+    assert first != second
+    assert first_dir == second_dir == str(default_lock_dir())
+    assert [list((tmp_path / name).iterdir()) for name in ("a", "b")] == [[], []]
 
 
 def test_user_id_leases_are_exclusive_across_instances(tmp_path: Path) -> None:

@@ -6,6 +6,10 @@ When the environment runs as root, each worker switches to a user id of its own 
 drops it if the holder dies, so two servers on one machine never hand out the same id,
 and a crashed server leaves nothing to clean up. Ids with processes still running are
 skipped. The ids need no entry in ``/etc/passwd``.
+
+The folder is one for the whole machine (:func:`default_lock_dir`), never under the
+process's ``TMPDIR``: two servers started with different temporary folders would
+otherwise lease the same id, and each would kill the other's sessions when sweeping it.
 """
 
 from __future__ import annotations
@@ -13,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import tempfile
 import threading
 from pathlib import Path
 
@@ -23,6 +26,20 @@ from viewfinder.codeenv.errors import SandboxError
 #: The first user id handed to workers, and how many there are.
 DEFAULT_FIRST_UID = 61000
 DEFAULT_UID_COUNT = 2000
+
+
+#: Where leases are kept when the process can write there (root, which is when leases
+#: are taken): ``/run`` is the machine's, cleared at boot, and no service's private /tmp.
+RUN_LOCK_DIR = Path("/run/viewfinder-sandbox-uids")
+#: Otherwise here: still one path for every process, whatever its ``TMPDIR``.
+TMP_LOCK_DIR = Path("/tmp/viewfinder-sandbox-uids")
+
+
+def default_lock_dir() -> Path:
+    """The lease folder every process on the machine uses (see the module docstring)."""
+    if os.access(RUN_LOCK_DIR.parent, os.W_OK):
+        return RUN_LOCK_DIR
+    return TMP_LOCK_DIR
 
 
 class UidLease:
@@ -54,7 +71,7 @@ class SandboxUsers:
         if first < 1000 or count < 1:
             raise ValueError(f"sandbox user ids must start at 1000 or above, got {first}")
         self.first, self.count = first, count
-        self.lock_dir = lock_dir or Path(tempfile.gettempdir()) / "viewfinder-sandbox-uids"
+        self.lock_dir = lock_dir or default_lock_dir()
         self._lock = threading.Lock()
         self._next = 0
 
