@@ -278,15 +278,23 @@ def _stderr_tail(path: Path, limit: int = 2000) -> str:
 
 
 def _end_group(process: subprocess.Popen[bytes], timeout: float) -> None:
-    """SIGTERM the process group, SIGKILL it after ``timeout``, then kill what is left."""
-    if process.poll() is None:
-        _signal_group(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            _signal_group(process.pid, signal.SIGKILL)
-            process.wait(max(timeout, 5.0))  # SIGKILL ends even a stopped process at once
-    # Helpers (zygotes, renderers) can outlive the browser by a moment.
+    """SIGTERM the process group, SIGKILL it after ``timeout``, then kill what is left.
+
+    A browser reaped before this call (it crashed, or was killed) is not signalled by
+    its group id: once its whole group had ended, the kernel may have handed that number
+    to an unrelated process group. Its helpers, which name the profile folder, are found
+    by :func:`_end_stragglers` instead.
+    """
+    if process.poll() is not None:
+        return
+    _signal_group(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        _signal_group(process.pid, signal.SIGKILL)
+        process.wait(max(timeout, 5.0))  # SIGKILL ends even a stopped process at once
+    # Helpers (zygotes, renderers) can outlive the browser by a moment; while one does,
+    # the group's id cannot be reused.
     _signal_group(process.pid, signal.SIGKILL)
 
 
