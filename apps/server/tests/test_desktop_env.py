@@ -107,9 +107,9 @@ def test_a_task_takes_what_it_leaves_out_from_the_servers() -> None:
 def test_reset_starts_the_task_and_close_leaves_nothing(
     serve: Callable[..., LocalServer], form: MakeForm
 ) -> None:
+    # displays of other tests' fixtures may run too: count only those started since
+    before = child_processes("Xvfb")
     server = serve(env="desktop", allow_any_app=True)
-    # displays of other tests' fixtures may run too: count the server's only
-    others = len(child_processes("Xvfb")) - 1
     app = form()
     with connect(ws_url(server), max_size=None) as ws:
         reset = ask(ws, {"type": "reset", "data": {"apps": [app.command], "episode_id": "e1"}})
@@ -134,7 +134,7 @@ def test_reset_starts_the_task_and_close_leaves_nothing(
     wait_until(lambda: closed(server, app), "the session to close with its app")
     assert health(server)["displays"]["in_use"] == 0  # the display went back to the pool
     wait_until(
-        lambda: len(child_processes("Xvfb")) - others == 1, "the pool to keep its one display"
+        lambda: len(child_processes("Xvfb") - before) == 1, "the pool to keep its one display"
     )
 
 
@@ -205,8 +205,8 @@ def test_two_sessions_see_only_their_own_screen(
 def test_the_target_scales_frames_and_maps_clicks_back(
     serve: Callable[..., LocalServer], form: MakeForm
 ) -> None:
+    before = child_processes("Xvfb")  # other fixtures' displays
     server = serve(env="desktop", allow_any_app=True)
-    others = len(child_processes("Xvfb")) - 1  # other fixtures' displays; the pool has one
     app = form()
     with connect(ws_url(server), max_size=None) as ws:
         task = {"apps": [app.command], "size": [1280, 960], "target": "XGA"}
@@ -214,7 +214,7 @@ def test_the_target_scales_frames_and_maps_clicks_back(
         assert (metadata["screen_size"], metadata["model_size"]) == ([1280, 960], [1024, 768])
         assert health(server)["displays"]["in_use"] == 0  # a display of its own size
         wait_until(
-            lambda: len(child_processes("Xvfb")) - others == 2, "its display beside the pool's"
+            lambda: len(child_processes("Xvfb") - before) == 2, "its display beside the pool's"
         )
         x, y = app.centre("button")
         at = [x * 1024 // 1280, y * 768 // 960]  # where the model sees the button
@@ -222,7 +222,7 @@ def test_the_target_scales_frames_and_maps_clicks_back(
         assert frame(clicked).size == (1024, 768)
         wait_until(lambda: app.clicks() == 1, "the scaled click to reach the button")
     wait_until(lambda: closed(server, app), "the session to close")
-    wait_until(lambda: len(child_processes("Xvfb")) - others == 1, "its own display to stop")
+    wait_until(lambda: len(child_processes("Xvfb") - before) == 1, "its own display to stop")
 
 
 def test_run_code_runs_in_the_sessions_sandbox(serve: Callable[..., LocalServer]) -> None:
