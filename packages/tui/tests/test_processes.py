@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -177,6 +178,43 @@ async def test_children_holding_the_pipes_after_their_parent_exited(
     assert running(orphan)
     await processes.kill_all()
     assert not running(orphan) and group_members(info.pid) == []
+
+
+def start_with_pid(pid: int) -> subprocess.Popen[bytes]:
+    """``sleep 60`` in a session and group of its own whose id is ``pid``, as the kernel
+    does when it hands a freed number out again (``ns_last_pid``, which needs root)."""
+    for _ in range(100):  # another process may fork in between: try again
+        Path("/proc/sys/kernel/ns_last_pid").write_text(str(pid - 1))
+        process = subprocess.Popen(["sleep", "60"], start_new_session=True)
+        if process.pid == pid:
+            return process
+        process.kill()
+        process.wait()
+    raise AssertionError(f"could not start a process with pid {pid}")
+
+
+async def test_a_group_that_emptied_long_ago_is_never_signalled_again(
+    processes: ProcessManager,
+) -> None:
+    """Once a group has emptied, the kernel may give its number to another group, even
+    an unrelated program's: kill_all must leave that one alone."""
+    ended = await processes.spawn(PY, python("pass"), process_id="done")
+    await processes.wait("done", timeout=20)
+    # a group whose leader ended while a child of it runs on is still ours
+    await processes.spawn("sh", ["-c", "sleep 60 & echo $!"], process_id="orphaned")
+    await processes.wait("orphaned", timeout=20)
+    (orphan,) = [int(line.text) for line in processes.logs("orphaned")]
+    async with asyncio.timeout(20):  # the manager notices the first group emptied
+        while ended.pid in processes._unsettled:
+            await asyncio.sleep(0.05)
+    stranger = start_with_pid(ended.pid)
+    try:
+        await processes.kill_all()
+        assert stranger.poll() is None, "kill_all killed a group that was not its own"
+        assert not running(orphan)
+    finally:
+        stranger.kill()
+        stranger.wait()
 
 
 async def test_many_spawn_kill_cycles_leave_no_zombie_or_orphan(

@@ -31,6 +31,8 @@ from viewfinder.tui.process import ManagedProcess, ProcessInfo
 
 log = logging.getLogger(__name__)
 
+#: Seconds between checks of whether the groups of ended leaders still hold processes.
+GROUP_SWEEP_INTERVAL = 0.5
 #: Seconds between SIGTERM and SIGKILL when kill() is given no timeout.
 DEFAULT_KILL_TIMEOUT = 5.0
 #: Lines of output kept per process when the manager is given no limit.
@@ -92,8 +94,12 @@ class ProcessManager:
         self._processes: dict[str, ManagedProcess] = {}
         self._next_id = 1
         # Groups whose leader ended on its own; children it left may still run or await
-        # reaping. Settled (killed and reaped) by kill_all() and close().
+        # reaping. Settled (killed and reaped) by kill_all() and close(). A group is
+        # dropped as soon as a sweep finds it empty (every GROUP_SWEEP_INTERVAL s while
+        # any is listed): from then on the kernel may give its number to another group,
+        # which must never get our SIGKILL.
         self._unsettled: set[int] = set()
+        self._sweep_handle: asyncio.TimerHandle | None = None
 
     # -- spawning -------------------------------------------------------------------
 
@@ -154,7 +160,7 @@ class ProcessManager:
             buffer_lines=self.buffer_lines,
             bus=self.events,
             clock=self.clock,
-            on_exit=self._unsettled.add,
+            on_exit=self._leader_ended,
         )
         self._processes[process_id] = managed
         return managed.info()
@@ -250,9 +256,14 @@ class ProcessManager:
         """Kill every running process (in parallel) and what their groups left behind."""
         running = [managed.id for managed in self._processes.values() if managed.running]
         results = await asyncio.gather(*(self.kill(pid, timeout) for pid in running))
-        # Groups whose leader ended on its own may still hold the children it left.
-        leftover = self._unsettled | {m.pgid for m in self._processes.values() if m.ended.is_set()}
-        await self._end_groups(leftover)
+        # Groups whose leader ended on its own may still hold the children it left: those
+        # listed (still occupied at the last sweep), and those of leaders that ended a
+        # moment ago and are not listed yet. A group that emptied long ago is not ours.
+        self._sweep()
+        just_ended = {
+            m.pgid for m in self._processes.values() if m.ended.is_set() and not m.exited.is_set()
+        }
+        await self._end_groups(self._unsettled | just_ended)
         self._unsettled.clear()
         return list(results)
 
@@ -288,6 +299,24 @@ class ProcessManager:
         # Each ManagedProcess reaps its own leader and needs its exit status.
         return {managed.pid for managed in self._processes.values() if not managed.ended.is_set()}
 
+    def _leader_ended(self, pgid: int) -> None:
+        self._unsettled.add(pgid)
+        self._schedule_sweep()
+
+    def _schedule_sweep(self) -> None:
+        if self._sweep_handle is not None or not self._unsettled:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop: the next spawn or kill_all sweeps
+            return
+        self._sweep_handle = loop.call_later(GROUP_SWEEP_INTERVAL, self._periodic_sweep)
+
+    def _periodic_sweep(self) -> None:
+        self._sweep_handle = None
+        self._sweep()
+        self._schedule_sweep()
+
     def _sweep(self) -> None:
         """Reap orphans of groups whose leader ended on its own; forget emptied groups."""
         if not self._unsettled:
@@ -301,6 +330,9 @@ class ProcessManager:
     async def close(self, timeout: float | None = None) -> None:
         """Kill everything and end every event subscription."""
         await self.kill_all(timeout)
+        if self._sweep_handle is not None:
+            self._sweep_handle.cancel()
+            self._sweep_handle = None
         self.events.close()
 
     async def __aenter__(self) -> ProcessManager:
