@@ -96,6 +96,8 @@ def test_a_recorded_session_shows_every_step_with_its_action_on_the_clicked_pixe
     page.wait_for_selector("#step-item-7[aria-current]")
     assert page.evaluate("location.hash") == "#step-7"
     assert page.locator("#step-title .action").inner_text().startswith("drag")
+    # the overlay is drawn once the step's frame has loaded, a moment after the title
+    page.wait_for_selector("svg.overlay .marker.drag polyline")
     assert page.locator("svg.overlay .marker.drag polyline").count() == 1
     shoot(page, "viewer-step")
     page.locator("body").press("Home")
@@ -104,6 +106,7 @@ def test_a_recorded_session_shows_every_step_with_its_action_on_the_clicked_pixe
     page.wait_for_selector("#step-item-1[aria-current]")
     page.locator("body").press("ArrowRight")
     page.wait_for_selector("#step-item-2[aria-current]")
+    page.wait_for_selector("svg.overlay .marker.type")
     assert page.locator(".step-facts .typed").inner_text() == "hello"
     assert "hello" in (page.locator("svg.overlay .marker.type").text_content() or "")
     page.locator("body").press("End")
