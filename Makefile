@@ -4,6 +4,8 @@ SHELL := /bin/bash
 
 UV := $(shell command -v uv 2>/dev/null || echo python3 -m uv)
 PYTEST_ARGS ?=
+# pytest-xdist workers for `make test` (0: one process); whole files go to a worker
+PYTEST_WORKERS ?= 2
 
 .PHONY: help setup demo test lint typecheck bench docs build clean
 
@@ -18,7 +20,7 @@ demo: setup ## Run the demo: `viewfinder exec` on the code env examples, then ev
 	$(UV) run --frozen python examples/demo.py --out demo-output
 
 test: setup lint typecheck ## Lint, type-check and run every test
-	$(UV) run --frozen pytest $(PYTEST_ARGS)
+	$(UV) run --frozen pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 lint: setup ## ruff (lint + format check) and the import layering contracts
 	$(UV) run --frozen ruff check .

@@ -89,8 +89,17 @@ def _record_program(event: str, args: tuple[object, ...]) -> None:
 sys.addaudithook(_record_program)
 
 
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """Under pytest-xdist: a worker hands the programs its tests started to the controller."""
+    _started_programs.update(getattr(node, "workeroutput", {}).get("started_programs", ()))
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Fail the run when it started a program that a fresh machine would not have."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # a pytest-xdist worker: the controller checks
+        workeroutput["started_programs"] = sorted(_started_programs)
+        return
     if not _started_programs or not shutil.which("dpkg-query"):
         return
     checker = _load_script("system_packages")
@@ -104,6 +113,38 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         else:  # pragma: no cover - without the terminal reporter
             print(message, file=sys.stderr)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# -- how pytest-xdist shares the files out (`make test` runs two workers) --------------
+
+#: Files whose tests must run on one worker, one after another, and not beside each other:
+#: each of these starts a Ray cluster of several nodes, and two at once would share the
+#: machine's cores with each other as well as with the other worker's tests.
+ONE_WORKER_GROUPS = {
+    "ray clusters": (
+        "plugins/ray/tests/",
+        "apps/server/tests/test_providers.py",
+        "apps/server/tests/test_env_pool.py",
+    ),
+}
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """With ``--dist loadfile``: whole files go to a worker (so module fixtures such as a
+    display or a browser start once), and the files of a group in
+    :data:`ONE_WORKER_GROUPS` all go to the same one."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class Scheduling(LoadFileScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            for group, prefixes in ONE_WORKER_GROUPS.items():
+                if nodeid.startswith(prefixes):
+                    return group
+            return str(super()._split_scope(nodeid))
+
+    return Scheduling(config, log)
 
 
 def _load_script(name: str) -> Any:

@@ -146,11 +146,13 @@ def test_programs_named_by_the_demo_benchmarks_and_tests_are_installed(folder: s
 
 
 @needs_dpkg
+@pytest.mark.parametrize("workers", ["0", "2"], ids=["one-process", "xdist-workers"])
 @pytest.mark.parametrize("through_a_shell", [False, True], ids=["directly", "sh-exec"])
 def test_a_test_run_that_starts_a_hand_installed_program_fails(
-    tmp_path: Path, through_a_shell: bool
+    tmp_path: Path, through_a_shell: bool, workers: str
 ) -> None:
-    """The root conftest's check, in a real pytest run of its own."""
+    """The root conftest's check, in a real pytest run of its own (as `make test` runs it:
+    on pytest-xdist workers, which hand what they started to the controller)."""
     with tempfile.TemporaryDirectory(dir="/var/tmp") as folder:
         program = Path(folder, "handmade")
         program.write_text("#!/bin/sh\nexit 0\n")
@@ -175,6 +177,10 @@ def test_a_test_run_that_starts_a_hand_installed_program_fails(
                 str(tmp_path),
                 "-p",
                 "no:cacheprovider",
+                "-n",
+                workers,
+                "--dist",
+                "loadfile",
                 str(test_file),
             ],
             capture_output=True,
