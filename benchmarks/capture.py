@@ -55,7 +55,8 @@ from viewfinder.xvfb.testing import HandStartedXvfb
 HERE = Path(__file__).parent
 SIZES = ((1280, 800), (1920, 1080))
 LEVELS = range(1, 10)  # libdeflate's levels on one thread
-THREADED_LEVELS = range(5, 10)  # and on every CPU
+THREADED_LEVELS = range(1, 10)  # and on every CPU
+FRONTIER_LEVELS = range(1, 8)  # grab + PNG + base64 on every CPU, against both targets
 PILLOW_LEVELS = (1, 6, 9)
 THREADS = imaging.png_threads()
 GRAB_RAW = "viewfinder xvfb: grab only (MIT-SHM, raw pixels)"
@@ -189,6 +190,13 @@ def bench_size(width: int, height: int, repeat: int) -> dict[str, Any]:
                     lambda level=level: imaging.encode_png(backend.grab(), level, THREADS),
                     len,
                 )
+            for level in FRONTIER_LEVELS:
+                cases["frontier", level] = (
+                    lambda level=level: base64.b64encode(
+                        imaging.encode_png(backend.grab(), level, THREADS)
+                    ),
+                    b64_size,
+                )
             for level in PILLOW_LEVELS:
                 cases["pillow", level] = (
                     lambda level=level: pillow_png(backend.grab(), level),
@@ -205,7 +213,13 @@ def bench_size(width: int, height: int, repeat: int) -> dict[str, Any]:
             for scene in scenes:
                 scene.kill()
                 scene.wait()
-    results: dict[str, Any] = {"methods": {}, "levels": {}, "threaded": {}, "pillow": {}}
+    results: dict[str, Any] = {
+        "methods": {},
+        "levels": {},
+        "threaded": {},
+        "pillow": {},
+        "frontier": {},
+    }
     results["untorn"] = {}
     for (table, key), timing in timings.items():
         results[table][key] = timing
@@ -376,11 +390,38 @@ def verdict(all_results: dict[tuple[int, int], dict[str, Any]]) -> list[str]:
             f"thread{'s' if threads > 1 else ''} is faster than mss + to_png at equal or "
             f"smaller size on every frame: {', '.join(map(str, winners)) or 'none'}."
         )
+    lines += frontier(all_results)
     lines.append(
         f"- viewfinder's `PNG_COMPRESS_LEVEL` is {imaging.PNG_COMPRESS_LEVEL}; it deflates "
         f"on up to {imaging.PNG_MAX_THREADS} threads, {THREADS} here."
     )
     lines.append("")
+    return lines
+
+
+def listed(levels: list[int]) -> str:
+    return ", ".join(map(str, levels)) or "none"
+
+
+def frontier(all_results: dict[tuple[int, int], dict[str, Any]]) -> list[str]:
+    """Which libdeflate levels meet both capture targets, frame by frame: grab + PNG +
+    base64 at ≥ 15x the speed of `import`, and a PNG no larger than mss's."""
+    lines = []
+    for (width, height), results in all_results.items():
+        imp = results["methods"][IMPORT].median
+        mss_bytes = results["methods"][MSS_PNG].png_bytes or 0
+        threaded: dict[int, Timing] = results["frontier"]
+        fast = [level for level, timing in threaded.items() if imp / timing.median >= 15]
+        small = [
+            level for level, timing in threaded.items() if (timing.png_bytes or 0) <= mss_bytes
+        ]
+        both = sorted(set(fast) & set(small))
+        lines.append(
+            f"- {width}x{height}, libdeflate levels {FRONTIER_LEVELS.start}-"
+            f"{FRONTIER_LEVELS.stop - 1} on {THREADS} threads: grab + PNG + base64 ≥ 15x "
+            f"faster than `import` at levels {listed(fast)}; a PNG no larger than mss's at "
+            f"levels {listed(small)}; both: {listed(both)}."
+        )
     return lines
 
 
