@@ -90,6 +90,31 @@ def test_acquire_times_out_when_no_display_can_start() -> None:
         assert broken.stats().started == 0
 
 
+def test_a_display_released_while_its_replacement_starts_keeps_the_pool_at_its_size(
+    wait_until,
+) -> None:
+    """The replacement that acquire() set off finishes after the display came back: one
+    of the two is stopped, never both kept."""
+    from viewfinder.core.testing import child_processes
+
+    before = child_processes("Xvfb")
+    with DisplayPool(size=1, width=320, height=240) as pool:
+        assert pool.wait_warm(timeout=30)
+        display = pool.acquire(timeout=30)
+        pool.release(display)  # at once: the replacement is still starting
+        wait_until(
+            lambda: pool.stats().started == 2 and pool.stats().starting == 0,
+            "the replacement to finish starting",
+        )
+        stats = pool.stats()
+        assert (stats.warm, stats.in_use) == (1, 0)
+        wait_until(
+            lambda: len(child_processes("Xvfb") - before) == 1, "the surplus display to stop"
+        )
+        with pool.display(timeout=30) as again:
+            assert again is display  # the returned one was kept
+
+
 def test_close_stops_everything(wait_until) -> None:
     pool = DisplayPool(size=2, width=200, height=100)
     handed_out = pool.acquire(timeout=30)

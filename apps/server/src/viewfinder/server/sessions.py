@@ -38,6 +38,9 @@ class Session:
         self.on_server_close: Callable[[str], Awaitable[None]] | None = None
         #: Why the session cannot go on, once its node or process died (SESSION_LOST).
         self.lost: SessionLostError | None = None
+        #: Why the server closed the session on its own (idle, shutdown), set before its
+        #: environment is closed: a request that arrives meanwhile gets this reason.
+        self.closed_by_server: str | None = None
 
     def touch(self) -> None:
         self.last_active = time.monotonic()
@@ -168,6 +171,7 @@ class SessionRegistry:
 
     async def _close_by_server(self, session: Session, reason: str) -> None:
         notify, session.on_server_close = session.on_server_close, None
+        session.closed_by_server = reason
         await self.close(session)  # kills the worker: a step still running returns at once
         if notify is not None:
             with contextlib.suppress(Exception):  # the client may be gone already

@@ -227,12 +227,15 @@ class DisplayPool:
                 self._starting -= 1
                 self._started += 1
                 self._last_error = None
-                if not self._closed:
+                closed = self._closed
+                if not closed and len(self._warm) < self.size:
                     self._warm.append(display)
                     self._cond.notify_all()
                     continue
-            display.stop()  # closed while it was starting
-            return
+            # closed while it was starting, or a released display took its place meanwhile
+            display.stop()
+            if closed:
+                return
 
     def _discard(self, display: Display) -> None:
         # Called with the condition held; stopping a dead display is quick.

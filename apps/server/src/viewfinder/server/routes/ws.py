@@ -114,6 +114,9 @@ async def _answer_in_order(
     """Answer the requests one after the other, each reply sent as JSON text."""
     while True:
         message = await requests.get()
+        if session.closed_by_server is not None:  # reaped or shut down while it waited
+            await websocket.close(code=SERVER_CLOSED, reason=session.closed_by_server[:120])
+            return
         if isinstance(message, dict):  # an error to answer with
             text = json.dumps(message)
         else:
