@@ -19,11 +19,20 @@ import tempfile
 import threading
 from pathlib import Path
 
-from viewfinder.core.lifetime import die_with_parent
-
 log = logging.getLogger(__name__)
 
 _BUILD_SCRIPT = "import matplotlib.font_manager"
+# Run first by the build itself, after exec: it dies with the thread that started it
+# (the build's waiting thread), or at once if its parent is already gone. Not a
+# ``preexec_fn``: that forces a plain fork, and where other threads run (a server, a Ray
+# actor and its gRPC threads), the child can hang between fork and exec on a lock one
+# of them held, and the parent's Popen with it.
+_DIE_WITH_PARENT = (
+    "import ctypes, os, signal, sys\n"
+    "ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)\n"
+    "if os.getppid() != int(sys.argv[1]):\n"
+    "    os._exit(1)\n"
+)
 
 
 class FontCache:
@@ -62,15 +71,14 @@ class FontCache:
                 return
             env = {**os.environ, "MPLCONFIGDIR": str(directory), "MPLBACKEND": "Agg"}
             try:
+                # a command that ends before the build (`viewfinder exec` of a quick
+                # program) must not leave the build running on its own
                 self._process = subprocess.Popen(
-                    [sys.executable, "-c", _BUILD_SCRIPT],
+                    [sys.executable, "-c", _DIE_WITH_PARENT + _BUILD_SCRIPT, str(os.getpid())],
                     env=env,
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
-                    # a command that ends before the build (`viewfinder exec` of a quick
-                    # program) must not leave the build running on its own
-                    preexec_fn=die_with_parent,
                 )
             except OSError as exc:
                 log.debug("matplotlib font list not prebuilt: %s", exc)
