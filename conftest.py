@@ -129,20 +129,40 @@ ONE_WORKER_GROUPS = {
 }
 
 
+#: The longest of those units (minutes, where most files take seconds): handed out
+#: first, so that no worker is left running one of them alone at the end.
+LONGEST_FIRST = (
+    "ray clusters",
+    "tests/test_docs_commands.py",
+    "apps/server/tests/test_openenv_mcp_client.py",
+    "tests/test_wheels.py",
+)
+
+
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """With ``--dist loadfile``: whole files go to a worker (so module fixtures such as a
-    display or a browser start once), and the files of a group in
-    :data:`ONE_WORKER_GROUPS` all go to the same one."""
+    display or a browser start once), the files of a group in :data:`ONE_WORKER_GROUPS`
+    all go to the same one, and the units in :data:`LONGEST_FIRST` go out first."""
     if config.getoption("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
 
     class Scheduling(LoadFileScheduling):  # type: ignore[misc]
+        ordered = False
+
         def _split_scope(self, nodeid: str) -> str:
             for group, prefixes in ONE_WORKER_GROUPS.items():
                 if nodeid.startswith(prefixes):
                     return group
             return str(super()._split_scope(nodeid))
+
+        def _assign_work_unit(self, node: Any) -> None:
+            if not self.ordered:  # the queue is complete by the first assignment
+                self.ordered = True
+                for scope in reversed(LONGEST_FIRST):
+                    if scope in self.workqueue:
+                        self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
 
     return Scheduling(config, log)
 
