@@ -19,10 +19,18 @@ pytestmark = pytest.mark.skipif(
 
 PARENT = textwrap.dedent(
     """
-    import subprocess, sys, time
+    import os, subprocess, sys, time
     from viewfinder.core.lifetime import die_with_parent
     kwargs = {"preexec_fn": die_with_parent} if sys.argv[1] == "yes" else {}
-    child = subprocess.Popen(["sleep", "300"], **kwargs)
+    command = ["sleep", "300"]
+    if sys.argv[1] == "after-exec":  # the child asks itself, no preexec_fn
+        script = "import os, sys, time\\nfrom viewfinder.core.lifetime import die_with\\n"
+        script += "die_with(int(sys.argv[1]))\\nprint(flush=True)\\ntime.sleep(300)\\n"
+        command = [sys.executable, "-c", script, str(os.getpid())]
+        kwargs = {"stdout": subprocess.PIPE}
+    child = subprocess.Popen(command, **kwargs)
+    if sys.argv[1] == "after-exec":
+        child.stdout.readline()  # it has asked
     print(child.pid, flush=True)
     time.sleep(300)
     """
@@ -45,8 +53,9 @@ def _start_parent(opt_in: str) -> tuple[subprocess.Popen[str], int]:
     return parent, int(parent.stdout.readline())
 
 
-def test_a_child_dies_when_its_parent_is_killed() -> None:
-    parent, child = _start_parent("yes")
+@pytest.mark.parametrize("how", ["yes", "after-exec"], ids=["preexec_fn", "die_with"])
+def test_a_child_dies_when_its_parent_is_killed(how: str) -> None:
+    parent, child = _start_parent(how)
     assert _alive(child)
     parent.send_signal(signal.SIGKILL)
     parent.wait()

@@ -22,16 +22,11 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 _BUILD_SCRIPT = "import matplotlib.font_manager"
-# Run first by the build itself, after exec: it dies with the thread that started it
-# (the build's waiting thread), or at once if its parent is already gone. Not a
-# ``preexec_fn``: that forces a plain fork, and where other threads run (a server, a Ray
-# actor and its gRPC threads), the child can hang between fork and exec on a lock one
-# of them held, and the parent's Popen with it.
+# Run first by the build itself, after exec (viewfinder.core.lifetime.die_with, not a
+# preexec_fn, which can hang a child forked beside other threads): it dies with the
+# build's waiting thread, or at once if its parent is already gone.
 _DIE_WITH_PARENT = (
-    "import ctypes, os, signal, sys\n"
-    "ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)\n"
-    "if os.getppid() != int(sys.argv[1]):\n"
-    "    os._exit(1)\n"
+    "import sys\nfrom viewfinder.core.lifetime import die_with\ndie_with(int(sys.argv[1]))\n"
 )
 
 
