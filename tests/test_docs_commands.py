@@ -4,7 +4,9 @@ Each ```console block is a session: its ``$`` lines run in order in an empty fol
 repository's ``examples/`` linked in), with a fresh display state; the lines after a
 command are output it must print (display numbers may differ). Commands that run until
 stopped (``serve``, ``mcp --http``, ``record``, ``tui``) are started, given something to
-do, and stopped the way a person stops them (Ctrl-C, Ctrl-Q).
+do, and stopped the way a person stops them (Ctrl-C, Ctrl-Q). The doc's ``--port N`` becomes
+a port that is free here, so that a listener the machine (or another test) has on N is
+never taken for the command's.
 """
 
 from __future__ import annotations
@@ -82,7 +84,8 @@ class DocSession:
         return line
 
     def run(self, command: Command) -> str:
-        line = self.substitute(command.line)
+        line = re.sub(r"--port \d+", lambda _: f"--port {_free_port()}", command.line)
+        line = self.substitute(line)
         words = shlex.split(line, comments=True)
         evaluated = re.fullmatch(r'eval "\$\((.*)\)"', line.split("  #")[0].strip())
         if evaluated:
@@ -132,7 +135,10 @@ class DocSession:
         try:
             if words[1] in ("serve", "mcp"):
                 port = int(words[words.index("--port") + 1])
-                _wait_for(lambda: _listening(port), f"{command.where}: the server on {port}")
+                _wait_for(
+                    lambda: _listening(port) or process.poll() is not None,
+                    f"{command.where}: the server on {port}",
+                )
             elif tui:
                 time.sleep(5)  # drawn by then, even on a loaded machine
                 assert process.stdin is not None
@@ -144,7 +150,7 @@ class DocSession:
                 xdotool = ["xdotool", "mousemove", "200", "150", "click", "1", "type", "hi"]
                 subprocess.run(xdotool, env=self.env, check=True, timeout=30)
                 time.sleep(2)
-            if not tui:
+            if not tui and process.poll() is None:  # ended on its own: its output says why
                 os.killpg(process.pid, signal.SIGINT)  # Ctrl-C
             output, _ = process.communicate(timeout=60)
         finally:
@@ -178,6 +184,13 @@ class DocSession:
             timeout=60,
             check=True,
         )
+
+
+def _free_port() -> int:
+    """A loopback port nothing listens on now (the system's pick)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def _listening(port: int) -> bool:
