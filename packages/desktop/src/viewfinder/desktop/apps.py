@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from viewfinder.core.errors import ViewfinderError
-from viewfinder.core.lifetime import die_with_parent
+from viewfinder.core.lifetime import parent_death_command
 
 T = TypeVar("T")
 
@@ -281,7 +281,6 @@ def launch_app(
     try:
         with log_path.open("wb") as log:
             options: dict[str, Any] = dict(
-                executable=executable,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -290,11 +289,10 @@ def launch_app(
                 start_new_session=True,
             )
             if detached:
-                process = subprocess.Popen(words, **options)
+                process = subprocess.Popen(words, executable=executable, **options)
             else:
-                process = on_spawner_thread(
-                    subprocess.Popen, words, preexec_fn=die_with_parent, **options
-                )
+                command = parent_death_command(words, executable=executable, env=environment)
+                process = on_spawner_thread(subprocess.Popen, command, **options)
     except OSError as exc:
         raise AppStartError(
             f"cannot start app {shlex.join(words)!r}: {exc.strerror or exc}"

@@ -130,16 +130,18 @@ class ProcessManager:
         workdir = _check_cwd(cwd)
         process_id = self._claim_id(process_id)
         output = subprocess.PIPE if capture_output else subprocess.DEVNULL
+        argv = [program, *args]
         try:
+            if self.die_with_parent:
+                argv = lifetime.parent_death_command(argv, env=environment, cwd=workdir)
             popen = subprocess.Popen(
-                [program, *args],
+                argv,
                 cwd=workdir,
                 env=environment,
                 stdin=subprocess.DEVNULL,
                 stdout=output,
                 stderr=output,
                 start_new_session=True,  # its own group: one killpg reaches its children
-                preexec_fn=lifetime.die_with_parent if self.die_with_parent else None,
             )
         except PermissionError as exc:
             raise CommandNotFoundError(command, f"permission denied ({exc.strerror})") from exc
@@ -357,7 +359,7 @@ def _resolve(command: str, path: str, cwd: str | os.PathLike[str] | None) -> str
             raise CommandNotFoundError(command, "no such file")
         if not os.access(candidate, os.X_OK):
             raise CommandNotFoundError(command, "the file is not executable")
-        return str(candidate)
+        return os.path.abspath(candidate)  # the child runs it from cwd
     found = shutil.which(command, path=path)
     if found is None:
         raise CommandNotFoundError(command)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from viewfinder.cdp.errors import ChromiumLaunchError
 from viewfinder.core import DependencyMissingError
-from viewfinder.core.lifetime import die_with_parent
+from viewfinder.core.lifetime import parent_death_command
 
 #: Environment variable naming the Chromium executable to use.
 CHROMIUM_ENV = "VIEWFINDER_CHROMIUM"
@@ -194,15 +194,14 @@ def launch_chromium(
         # stderr goes to a file, not a pipe: Chromium writes a lot of it and would block
         # on a pipe nobody drains. Its own session lets stop() end the whole group.
         process = subprocess.Popen(
-            args,
+            # Chromium ends with the thread that started it, even when this process is
+            # killed with SIGKILL and can clean up nothing.
+            parent_death_command(args, env=env),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=stderr,
             env=env,
             start_new_session=True,
-            # Chromium ends with the thread that started it, even when this process is
-            # killed with SIGKILL and can clean up nothing.
-            preexec_fn=die_with_parent,
         )
     try:
         ws_url = _wait_for_devtools(process, profile, stderr_path, timeout)

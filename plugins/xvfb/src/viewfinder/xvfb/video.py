@@ -35,7 +35,7 @@ from typing import Any
 
 from viewfinder.core.errors import DependencyMissingError, ViewfinderError
 from viewfinder.core.geometry import Region
-from viewfinder.core.lifetime import die_with_parent
+from viewfinder.core.lifetime import parent_death_command
 
 FFMPEG = "ffmpeg"
 FFPROBE = "ffprobe"
@@ -163,12 +163,11 @@ class ScreenVideo:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._process = _spawner.submit(
             subprocess.Popen,
-            command,
+            parent_death_command(command, signal.SIGTERM),  # ffmpeg closes the file
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
-            preexec_fn=lambda: die_with_parent(signal.SIGTERM),
         ).result()
         for stream, reader in (
             (self._process.stdout, self._read_progress),
