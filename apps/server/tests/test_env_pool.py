@@ -7,7 +7,9 @@ one) is shared by the module: Ray starts slowly.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import io
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,7 +19,7 @@ from PIL import Image
 from viewfinder.codeenv import CodeAction, CodeEnvConfig, CodeObservation
 from viewfinder.core.testing import running, wait_until
 from viewfinder.ray.testing import LocalCluster, local_cluster, session_actor_processes
-from viewfinder.server import EnvError, EnvPool, ServerSettings
+from viewfinder.server import DesktopTask, EnvError, EnvPool, ServerSettings
 from viewfinder.server.mcp_wire import CallToolObservation, ListToolsObservation
 
 SETTINGS = ServerSettings(
@@ -27,6 +29,14 @@ SETTINGS = ServerSettings(
     codeenv=CodeEnvConfig(width=320, height=240, timeout_s=30),
 )
 PROVIDERS = ("local", "ray")
+TK_APP = """
+import tkinter as tk
+root = tk.Tk()
+root.overrideredirect(True)
+root.geometry("320x240+0+0")
+tk.Frame(root, bg="#008000", width=320, height=240).pack()
+root.mainloop()
+"""
 TK_COLOUR = """
 import tkinter as tk
 root = tk.Tk()
@@ -124,9 +134,13 @@ async def test_the_async_calls_and_timeouts_on_both_providers(cluster: LocalClus
 
 
 def test_desktop_sessions_give_the_same_results_on_both_providers(cluster: LocalCluster) -> None:
+    # each reset starts an app: in a Ray actor, whose threads may hold locks at a fork,
+    # the app is started without a preexec_fn (viewfinder.core.lifetime)
+    app = [sys.executable, "-c", TK_APP]
+    settings = dataclasses.replace(SETTINGS, desktop=DesktopTask(apps=[app]))
     results = {}
     for provider in PROVIDERS:
-        with EnvPool(2, provider, "desktop", settings=SETTINGS) as pool:
+        with EnvPool(2, provider, "desktop", settings=settings) as pool:
             resets = pool.reset_all()
             steps = pool.step_all(
                 [{"type": "list_tools"}, {"type": "call_tool", "tool_name": "screenshot"}]
@@ -135,7 +149,7 @@ def test_desktop_sessions_give_the_same_results_on_both_providers(cluster: Local
     assert results["local"] == results["ray"]
     assert results["local"][:2] == [[320, 240], [320, 240]]
     assert "computer" in results["local"][2]
-    assert results["local"][3][0] == "screenshot" and results["local"][3][1] is None
+    assert results["local"][3] == ("screenshot", None, [(0, 128, 0)])  # the app's green
 
 
 def test_a_lost_session_is_a_value_and_can_be_reopened(cluster: LocalCluster) -> None:
