@@ -91,6 +91,21 @@ async def test_env_cwd_and_generated_ids(processes: ProcessManager, tmp_path: Pa
     assert [info.id for info in processes.list_processes()] == ["1", "2"]
 
 
+async def test_a_relative_program_in_a_relative_cwd(
+    processes: ProcessManager, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `./hello` in `work`, both relative to this process's folder: run from `work`
+    (tmp_path / "work").mkdir()
+    script = tmp_path / "work" / "hello"
+    script.write_text("#!/bin/sh\npwd\n")
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    started = await processes.spawn("./hello", [], cwd="work")
+    info = await processes.wait(started.id, timeout=20)
+    assert info.exit_code == 0
+    assert await output_lines(processes, started.id, 1) == [str(tmp_path / "work")]
+
+
 async def test_output_buffer_is_bounded() -> None:
     async with ProcessManager(buffer_lines=100) as processes:
         await processes.spawn(PY, python("for i in range(5000): print(i)"), process_id="p")
