@@ -29,24 +29,18 @@ SETTINGS = ServerSettings(
     codeenv=CodeEnvConfig(width=320, height=240, timeout_s=30),
 )
 PROVIDERS = ("local", "ray")
-TK_APP = """
-import tkinter as tk
-root = tk.Tk()
-root.overrideredirect(True)
-root.geometry("320x240+0+0")
-tk.Frame(root, bg="#008000", width=320, height=240).pack()
-root.mainloop()
-"""
-TK_COLOUR = """
+#: A window of one colour over the whole 320x240 screen.
+TK_WINDOW = """
 import tkinter as tk
 root = tk.Tk()
 root.overrideredirect(True)
 root.geometry("320x240+0+0")
 tk.Frame(root, bg="{colour}", width=320, height=240).pack()
-root.update()
-capture_screenshot()
-print("{colour}")
 """
+#: Code for a code session: the window, its screenshot, its colour printed.
+TK_COLOUR = TK_WINDOW + 'root.update()\ncapture_screenshot()\nprint("{colour}")\n'
+#: An app for a desktop session.
+TK_APP = TK_WINDOW.format(colour="#008000") + "root.mainloop()\n"
 
 
 @pytest.fixture(scope="module")

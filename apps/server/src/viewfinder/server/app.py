@@ -55,6 +55,7 @@ def uvicorn_server(app: FastAPI, **config: Any) -> uvicorn.Server:
 
 class _Server(uvicorn.Server):
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        _disarm_abort_timer()
         cancel_steps(self.config.app)
         super().handle_exit(sig, frame)
 
@@ -75,6 +76,20 @@ class _Server(uvicorn.Server):
         if signal.SIGHUP in self._captured_signals:
             # uvicorn raised it again while ours was installed: now for the one before
             signal.raise_signal(signal.SIGHUP)
+
+
+def _disarm_abort_timer() -> None:
+    """Cancel the SIGABRT a native failure handler armed on the stop signal.
+
+    A process that joined Ray (the ``ray`` provider) gets SIGTERM through abseil's
+    failure-signal handler before ours, and it arms a 3 s alarm that aborts the process
+    (ray-project/ray#64830): a stop that closes sessions for longer would end in a core
+    dump with the sessions' actors left to Ray. Nothing else here uses the alarm. Runs
+    in the main thread, as Python's signal handlers do.
+    """
+    if threading.current_thread() is threading.main_thread():
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
 
 
 def check_isolation(settings: ServerSettings) -> dict[str, Any]:

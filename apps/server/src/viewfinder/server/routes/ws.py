@@ -90,7 +90,10 @@ async def session_socket(websocket: WebSocket, registry: Registry, served: Serve
         answering.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await answering
-        await registry.close(session)
+        # A server that stops cancels this handler once its grace period is over; the
+        # close goes on in the registry's pool, which the server's shutdown waits for.
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(registry.close(session))
         with contextlib.suppress(RuntimeError, WebSocketDisconnect):  # the client left first
             await websocket.close()
 
