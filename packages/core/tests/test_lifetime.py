@@ -1,8 +1,9 @@
-"""Children started with parent_death_command (or die_with_parent, die_with) end when
+"""Children started with popen_dying_with_parent (or die_with_parent, die_with) end when
 their parent is killed with SIGKILL."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -12,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from viewfinder.core.lifetime import parent_death_command, parent_death_signal_supported
+from viewfinder.core import lifetime
+from viewfinder.core.lifetime import parent_death_signal_supported, popen_dying_with_parent
 from viewfinder.core.testing import wait_until
 
 pytestmark = pytest.mark.skipif(
@@ -22,17 +24,16 @@ pytestmark = pytest.mark.skipif(
 PARENT = textwrap.dedent(
     """
     import os, subprocess, sys, time
-    from viewfinder.core.lifetime import die_with_parent, parent_death_command
+    from viewfinder.core.lifetime import die_with_parent, popen_dying_with_parent
     kwargs = {"preexec_fn": die_with_parent} if sys.argv[1] == "yes" else {}
     command = ["sleep", "300"]
-    if sys.argv[1] == "command":
-        command = parent_death_command(command)
+    start = popen_dying_with_parent if sys.argv[1] == "popen" else subprocess.Popen
     if sys.argv[1] == "after-exec":  # the child asks itself, no preexec_fn
         script = "import os, sys, time\\nfrom viewfinder.core.lifetime import die_with\\n"
         script += "die_with(int(sys.argv[1]))\\nprint(flush=True)\\ntime.sleep(300)\\n"
         command = [sys.executable, "-c", script, str(os.getpid())]
         kwargs = {"stdout": subprocess.PIPE}
-    child = subprocess.Popen(command, **kwargs)
+    child = start(command, **kwargs)
     if sys.argv[1] == "after-exec":
         child.stdout.readline()  # it has asked
     print(child.pid, flush=True)
@@ -58,7 +59,7 @@ def _start_parent(opt_in: str) -> tuple[subprocess.Popen[str], int]:
 
 
 @pytest.mark.parametrize(
-    "how", ["command", "yes", "after-exec"], ids=["parent_death_command", "preexec_fn", "die_with"]
+    "how", ["popen", "yes", "after-exec"], ids=["popen_dying_with_parent", "preexec_fn", "die_with"]
 )
 def test_a_child_dies_when_its_parent_is_killed(how: str) -> None:
     parent, child = _start_parent(how)
@@ -79,62 +80,55 @@ def test_without_it_the_child_outlives_the_parent() -> None:
         os.kill(child, signal.SIGKILL)
 
 
-def test_the_command_runs_the_program_as_asked() -> None:
-    # the same pid, argv and environment (no LC_CTYPE from Python's C-locale coercion)
+def test_the_program_runs_as_asked_once_it_returns() -> None:
+    # the same pid, argv and environment (no LC_CTYPE from Python's C-locale coercion),
+    # and it runs already when the call returns: no launcher is left to see
     for env in ({"PATH": os.defpath, "ONLY": "this"}, {"PATH": os.defpath, "LC_CTYPE": "C"}):
-        command = parent_death_command(["sleep", "30"], env=env)
-        child = subprocess.Popen(command, env=env)
+        child = popen_dying_with_parent(["sleep", "30"], env=env)
         try:
             proc = Path(f"/proc/{child.pid}")
-            cmdline = proc / "cmdline"
-            wait_until(lambda: cmdline.read_bytes() == b"sleep\x0030\x00", "exec")  # noqa: B023
+            assert (proc / "cmdline").read_bytes() == b"sleep\x0030\x00"
             environ = (proc / "environ").read_bytes().split(b"\x00")[:-1]
             assert sorted(environ) == sorted(f"{k}={v}".encode() for k, v in env.items())
         finally:
             child.kill()
             child.wait()
-
-
-def test_the_child_asks_for_the_signal_itself() -> None:
-    status = subprocess.run(
-        parent_death_command(["grep", "-h", "^PPid", "/proc/self/status"]),
-        capture_output=True,
-        text=True,
-        timeout=30,
+    shown = popen_dying_with_parent(
+        ["sh", "-c", "echo $0; grep ^PPid /proc/$$/status"], stdout=subprocess.PIPE, text=True
     )
-    assert status.stdout.split() == ["PPid:", str(os.getpid())]
-    # /proc has no field for the parent-death signal; a child of this test process that
-    # this process outlives is not killed, one whose starter ended is (the tests above)
+    output, _ = shown.communicate(timeout=30)
+    assert output.split() == ["sh", "PPid:", str(os.getpid())]
 
 
-def test_a_child_started_by_another_process_than_the_one_that_made_the_command_dies() -> None:
-    # the parent that made the command is gone (here: it is not the one starting it):
-    # the launcher cannot tell a parent that died before its request, so it ends
-    command = parent_death_command(["sleep", "300"])
+def test_a_launcher_whose_parent_is_not_the_one_that_asked_ends_itself() -> None:
+    # the parent died before the request took hold (here: another process started the
+    # launcher): the child cannot be tied to it, so it ends
+    # (its report pipe here is the relay's stderr, fd 2)
+    command = lifetime._launcher_command(["sleep", "300"], "sleep", signal.SIGKILL, 2, None)
     relay = "import subprocess, sys; print(subprocess.run(sys.argv[1:]).returncode)"
     result = subprocess.run(
         [sys.executable, "-c", relay, *command], capture_output=True, text=True, timeout=30
     )
-    assert result.stdout.strip() == str(-signal.SIGKILL)
+    assert result.stdout.strip() == str(-signal.SIGKILL), result.stderr
 
 
 def test_no_fork_handler_runs_so_a_lock_held_at_the_fork_cannot_hang_the_child() -> None:
     program = textwrap.dedent(
         """
         import os, subprocess, sys, threading
-        from viewfinder.core.lifetime import die_with_parent, parent_death_command
+        from viewfinder.core.lifetime import die_with_parent, popen_dying_with_parent
         held = threading.Lock()
         held.acquire()  # held for good, as by a thread busy at the moment of the fork
         os.register_at_fork(after_in_child=held.acquire)
-        if sys.argv[1] == "command":
-            child = subprocess.Popen(parent_death_command(["true"]))
+        if sys.argv[1] == "popen":
+            child = popen_dying_with_parent(["true"])
         else:
             child = subprocess.Popen(["true"], preexec_fn=die_with_parent)
         print(child.wait(timeout=20))
         """
     )
     started = subprocess.run(
-        [sys.executable, "-c", program, "command"], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", program, "popen"], capture_output=True, text=True, timeout=60
     )
     assert started.stdout.strip() == "0", started.stderr
     # the control: with a preexec_fn the child runs the handler, never gets to exec, and
@@ -152,22 +146,55 @@ def test_no_fork_handler_runs_so_a_lock_held_at_the_fork_cannot_hang_the_child()
         hung.communicate()
 
 
-def test_a_missing_or_unrunnable_program_fails_at_once(tmp_path: Path) -> None:
+def _open_pipes() -> set[str]:
+    pipes = set()
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):  # closed while we looked
+            target = os.readlink(f"/proc/self/fd/{fd}")
+            if target.startswith("pipe:"):
+                pipes.add(target)
+    return pipes
+
+
+def _zombie_children() -> set[str]:
+    zombies = set()
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] == "Z" and int(fields[1]) == os.getpid():
+            zombies.add(entry.name)
+    return zombies
+
+
+def test_a_program_that_cannot_run_raises_as_popen_does(tmp_path: Path) -> None:
+    pipes_before, zombies_before = _open_pipes(), _zombie_children()
     with pytest.raises(FileNotFoundError, match="no-such-program"):
-        parent_death_command(["no-such-program-here"])
+        popen_dying_with_parent(["no-such-program-here"])
     with pytest.raises(FileNotFoundError):
-        parent_death_command(["./gone"], cwd=tmp_path)
+        popen_dying_with_parent(["./gone"], cwd=tmp_path)
+    with pytest.raises(FileNotFoundError):  # the working folder
+        popen_dying_with_parent(["true"], cwd=tmp_path / "missing")
     script = tmp_path / "script"
     script.write_text("#!/bin/sh\necho ran\n")
     script.chmod(0o644)
     with pytest.raises(PermissionError):
-        parent_death_command(["./script"], cwd=tmp_path)
-    with pytest.raises(PermissionError):
-        parent_death_command(["script"], env={"PATH": str(tmp_path)})
+        popen_dying_with_parent(["./script"], cwd=tmp_path)
+    garbage = tmp_path / "garbage"
+    garbage.write_bytes(b"\x7fELF not really")
+    garbage.chmod(0o755)
+    with pytest.raises(OSError, match="Exec format error"):
+        popen_dying_with_parent([str(garbage)])
     with pytest.raises(ValueError, match="empty command"):
-        parent_death_command([])
+        popen_dying_with_parent([])
+    with pytest.raises(TypeError, match="preexec_fn"):
+        popen_dying_with_parent(["true"], preexec_fn=os.getpid)
     script.chmod(0o755)
-    ran = subprocess.run(
-        parent_death_command(["./script"], cwd=tmp_path), cwd=tmp_path, capture_output=True
-    )
-    assert ran.stdout == b"ran\n"
+    ran = popen_dying_with_parent(["./script"], cwd=tmp_path, stdout=subprocess.PIPE)
+    assert ran.communicate(timeout=30)[0] == b"ran\n"
+    with_path = popen_dying_with_parent(["script"], env={"PATH": str(tmp_path)}, stdout=-1)
+    assert with_path.communicate(timeout=30)[0] == b"ran\n"
+    # nothing of the starts is left: no open pipe, no unreaped child
+    assert _open_pipes() <= pipes_before
+    assert _zombie_children() <= zombies_before

@@ -3,9 +3,9 @@
 ``atexit`` handlers do not run when a process dies by SIGKILL, and a parent killed that
 way cannot stop its children. On Linux the kernel can do it instead: a child that asked
 for a *parent-death signal* (``prctl(PR_SET_PDEATHSIG)``) receives that signal as soon
-as the thread that forked it exits. Start the child with the command
-:func:`parent_death_command` makes of its own: a small launcher asks for the signal, then
-``exec``s the program, whose pid, arguments and environment are the ones asked for.
+as the thread that forked it exits. Start the child with :func:`popen_dying_with_parent`:
+a small launcher asks for the signal, then ``exec``s the program, whose pid, arguments
+and environment are the ones asked for.
 
 The signal is tied to the *thread* that forked the child, not to the process: start
 long-lived children from a thread that lives as long as they should (the main thread,
@@ -16,7 +16,7 @@ or a dedicated spawner thread), never from a short-lived worker thread.
 :mod:`subprocess` use a plain ``fork``, whose child runs the fork handlers of every
 library loaded; where other threads hold locks those handlers need (gRPC's in a Ray
 actor), the child hangs before ``exec``, and ``Popen`` with it. The launcher of
-:func:`parent_death_command` asks after ``exec`` and needs no ``preexec_fn``, and a child
+:func:`popen_dying_with_parent` asks after ``exec`` and needs no ``preexec_fn``, and a child
 that is itself Python can call :func:`die_with` first thing, with the pid of the process
 that started it.
 """
@@ -24,12 +24,12 @@ that started it.
 from __future__ import annotations
 
 import ctypes
-import errno
 import os
-import shutil
 import signal
+import subprocess
 import sys
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 _PR_SET_PDEATHSIG = 1
 
@@ -42,12 +42,15 @@ except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
     _libc, _prctl = None, None
 
 
-# Run as `python -I -S -c LAUNCHER parent sig lc_ctype program argv...`: it asks for the
-# signal, checks that the parent that started it is still there, and becomes the program.
+# Run as `python -I -S -c LAUNCHER report parent sig lc_ctype program argv...`: it asks
+# for the signal, checks that the parent that started it is still there, and becomes the
+# program. `report` is a pipe that closes on exec, or gets the errno of a failed exec.
 # Python sets LC_CTYPE when the locale is C (PEP 538); the program gets the value it had.
 _LAUNCHER = """\
 import ctypes, os, sys
-parent, sig, lc_ctype, program, *argv = sys.argv[1:]
+report, parent, sig, lc_ctype, program, *argv = sys.argv[1:]
+report = int(report)
+os.set_inheritable(report, False)
 ctypes.CDLL(None, use_errno=True).prctl(1, int(sig), 0, 0, 0)
 if os.getppid() != int(parent):
     os.kill(os.getpid(), int(sig))
@@ -56,10 +59,10 @@ if lc_ctype:
 else:
     os.environ.pop("LC_CTYPE", None)
 try:
-    os.execv(program, argv)
+    os.execvp(program, argv)
 except OSError as exc:
-    sys.stderr.write(f"cannot run {program}: {exc.strerror}\\n")
-    sys.exit(127)
+    os.write(report, str(exc.errno or 0).encode())
+    os._exit(127)
 """
 
 
@@ -96,56 +99,57 @@ def die_with(parent: int, sig: int = signal.SIGKILL) -> None:
         os.kill(os.getpid(), sig)
 
 
-def parent_death_command(
+def popen_dying_with_parent(
     argv: Sequence[str],
     sig: int = signal.SIGKILL,
     *,
     executable: str | None = None,
-    env: Mapping[str, str] | None = None,
-    cwd: str | os.PathLike[str] | None = None,
-) -> list[str]:
-    """``argv`` as a command whose process receives ``sig`` when the thread that starts
-    it exits, asked for after ``exec``: pass it to :class:`subprocess.Popen` in place of
-    ``argv``, with no ``preexec_fn`` and no ``executable``.
+    **options: Any,
+) -> subprocess.Popen[Any]:
+    """:class:`subprocess.Popen` of ``argv`` (``options`` are Popen's, without
+    ``preexec_fn``), whose process receives ``sig`` when the thread that calls this exits.
 
-    The program is ``executable`` or ``argv[0]``, looked up now in the ``PATH`` of
-    ``env`` (the environment the child will get; this process's by default), or in
-    ``cwd`` (the child's working folder) for a path with a slash. So a missing one
-    raises :class:`FileNotFoundError` and a file that cannot be run
-    :class:`PermissionError` here, as ``Popen`` would. The launcher then runs it under
-    its own pid, with ``argv`` and the environment unchanged. Where the parent died
-    before the launcher's request took hold, the launcher sends itself ``sig``. Without
-    ``prctl`` (or an interpreter to run the launcher) the command is ``argv`` itself.
+    A small launcher asks for the signal after ``exec`` and then becomes the program
+    (``executable``, or ``argv[0]`` looked up in the ``PATH`` of the child's environment),
+    under the same pid, with ``argv`` and the environment unchanged. This returns once the
+    program runs, and raises the :class:`OSError` of an ``exec`` that failed
+    (:class:`FileNotFoundError`, :class:`PermissionError`, ...), as ``Popen`` does. Where
+    the parent died before the launcher's request took hold, the launcher sends itself
+    ``sig``. Without ``prctl`` (or an interpreter to run the launcher) it is a plain
+    ``Popen``.
     """
+    if options.get("preexec_fn") is not None:
+        raise TypeError("popen_dying_with_parent takes no preexec_fn: that is what it avoids")
     words = [os.fspath(word) for word in argv]
     if not words:
         raise ValueError("an empty command: give at least the program")
-    program = _program_path(executable or words[0], env, None if cwd is None else os.fspath(cwd))
     if _prctl is None or not sys.executable:
-        return [program, *words[1:]] if executable else words
-    environment = os.environ if env is None else env
-    lc_ctype = environment.get("LC_CTYPE")
+        return subprocess.Popen(words, executable=executable, **options)
+    program = os.fspath(executable) if executable is not None else words[0]
+    read_end, write_end = os.pipe()
+    try:
+        options["pass_fds"] = (*options.get("pass_fds", ()), write_end)
+        command = _launcher_command(words, program, sig, write_end, options.get("env"))
+        process = subprocess.Popen(command, **options)
+    except BaseException:
+        os.close(read_end)
+        raise
+    finally:
+        os.close(write_end)
+    with os.fdopen(read_end, "rb") as report:
+        failure = report.read()  # nothing: the program runs (or the launcher ended)
+    if failure:
+        process.wait()
+        code = int(failure)
+        raise OSError(code, os.strerror(code), program)
+    return process
+
+
+def _launcher_command(
+    words: list[str], program: str, sig: int, report: int, env: Mapping[str, str] | None
+) -> list[str]:
+    lc_ctype = (os.environ if env is None else env).get("LC_CTYPE")
     return [
-        sys.executable, "-I", "-S", "-c", _LAUNCHER,
-        str(os.getpid()), str(int(sig)), "" if lc_ctype is None else f"={lc_ctype}",
-        program, *words,
+        sys.executable, "-I", "-S", "-c", _LAUNCHER, str(report), str(os.getpid()),
+        str(int(sig)), "" if lc_ctype is None else f"={lc_ctype}", program, *words,
     ]  # fmt: skip
-
-
-def _program_path(program: str, env: Mapping[str, str] | None, cwd: str | None) -> str:
-    """Where ``program`` is, as ``exec`` in the child would find it (a path with a slash
-    is taken from the child's working folder ``cwd``)."""
-    if os.sep in program:
-        where = os.path.join(cwd, program) if cwd is not None else program
-        if not os.path.isfile(where):
-            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
-        if not os.access(where, os.X_OK):
-            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), program)
-        return program
-    search = (os.environ if env is None else env).get("PATH", os.defpath)
-    found = shutil.which(program, path=search)
-    if found is not None:
-        return found
-    if shutil.which(program, mode=os.F_OK, path=search) is not None:
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), program)
-    raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from viewfinder.core.errors import ViewfinderError
-from viewfinder.core.lifetime import parent_death_command
+from viewfinder.core.lifetime import popen_dying_with_parent
 
 T = TypeVar("T")
 
@@ -291,8 +291,9 @@ def launch_app(
             if detached:
                 process = subprocess.Popen(words, executable=executable, **options)
             else:
-                command = parent_death_command(words, executable=executable, env=environment)
-                process = on_spawner_thread(subprocess.Popen, command, **options)
+                process = on_spawner_thread(
+                    popen_dying_with_parent, words, executable=executable, **options
+                )
     except OSError as exc:
         raise AppStartError(
             f"cannot start app {shlex.join(words)!r}: {exc.strerror or exc}"

@@ -130,12 +130,10 @@ class ProcessManager:
         workdir = _check_cwd(cwd)
         process_id = self._claim_id(process_id)
         output = subprocess.PIPE if capture_output else subprocess.DEVNULL
-        argv = [program, *args]
+        start = lifetime.popen_dying_with_parent if self.die_with_parent else subprocess.Popen
         try:
-            if self.die_with_parent:
-                argv = lifetime.parent_death_command(argv, env=environment, cwd=workdir)
-            popen = subprocess.Popen(
-                argv,
+            popen = start(
+                [program, *args],
                 cwd=workdir,
                 env=environment,
                 stdin=subprocess.DEVNULL,

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from viewfinder.cdp.errors import ChromiumLaunchError
 from viewfinder.core import DependencyMissingError
-from viewfinder.core.lifetime import parent_death_command
+from viewfinder.core.lifetime import popen_dying_with_parent
 
 #: Environment variable naming the Chromium executable to use.
 CHROMIUM_ENV = "VIEWFINDER_CHROMIUM"
@@ -193,10 +193,10 @@ def launch_chromium(
     with stderr_path.open("wb") as stderr:
         # stderr goes to a file, not a pipe: Chromium writes a lot of it and would block
         # on a pipe nobody drains. Its own session lets stop() end the whole group.
-        process = subprocess.Popen(
-            # Chromium ends with the thread that started it, even when this process is
-            # killed with SIGKILL and can clean up nothing.
-            parent_death_command(args, env=env),
+        # Chromium ends with the thread that started it, even when this process is
+        # killed with SIGKILL and can clean up nothing.
+        process = popen_dying_with_parent(
+            args,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=stderr,

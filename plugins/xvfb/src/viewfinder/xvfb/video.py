@@ -35,7 +35,7 @@ from typing import Any
 
 from viewfinder.core.errors import DependencyMissingError, ViewfinderError
 from viewfinder.core.geometry import Region
-from viewfinder.core.lifetime import parent_death_command
+from viewfinder.core.lifetime import popen_dying_with_parent
 
 FFMPEG = "ffmpeg"
 FFPROBE = "ffprobe"
@@ -162,8 +162,9 @@ class ScreenVideo:
         command = self.command()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._process = _spawner.submit(
-            subprocess.Popen,
-            parent_death_command(command, signal.SIGTERM),  # ffmpeg closes the file
+            popen_dying_with_parent,
+            command,
+            signal.SIGTERM,  # ffmpeg closes the file
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
