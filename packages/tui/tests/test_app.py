@@ -10,7 +10,7 @@ from textual.geometry import Region as ScreenRegion
 
 from viewfinder.core import Region
 from viewfinder.core.testing import Canvas, CanvasBackend
-from viewfinder.tui import ProcessManager
+from viewfinder.tui import ProcessManager, ProcessStarted
 from viewfinder.tui.preview import UPPER_HALF, HalfBlockImage
 from viewfinder.tui.testing import (
     SIZE,
@@ -249,3 +249,15 @@ async def test_quit_kills_every_process(processes: ProcessManager, tmp_path: Pat
         await pilot.press("ctrl+q")
         await until(pilot, lambda: not processes.get("left-running").running, "the kill")
     assert not app.is_running
+
+
+async def test_a_refresh_or_an_event_after_the_widgets_are_gone_does_nothing(
+    processes: ProcessManager, tmp_path: Path
+) -> None:
+    # While the app closes, its widgets go before its timers and workers: a table
+    # refresh or a process event then found no table and failed the app.
+    app = build_app(processes, tmp_path)
+    async with app.run_test(size=SIZE):
+        await app.screen.query("*").remove()
+        app._refresh_table(force=True)
+        app._on_process_event(ProcessStarted("1", 1, "sleep", ("1",), 0.0))

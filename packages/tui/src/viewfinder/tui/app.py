@@ -172,6 +172,8 @@ class ViewfinderApp(App[None]):
 
     def _on_process_event(self, event: ProcessEvent) -> None:
         self._table_dirty = True
+        if not self.query(ProcessLog):  # closing: the widgets go before the workers
+            return
         if isinstance(event, ProcessOutput):
             log = self.log_view
             if event.process_id == log.process_id:
@@ -186,6 +188,8 @@ class ViewfinderApp(App[None]):
         # Running times change every second even when nothing else happens.
         now = asyncio.get_running_loop().time()
         if not (force or self._table_dirty or now - self._last_table_refresh >= 1.0):
+            return
+        if not self.query(ProcessTable):  # closing: the widgets go before the timers
             return
         self._table_dirty = False
         self._last_table_refresh = now
