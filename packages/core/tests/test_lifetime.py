@@ -1,4 +1,4 @@
-"""Children started with popen_dying_with_parent (or die_with_parent, die_with) end when
+"""Children started with popen_dying_with_parent (or die_with_parent) end when
 their parent is killed with SIGKILL."""
 
 from __future__ import annotations
@@ -28,14 +28,7 @@ PARENT = textwrap.dedent(
     kwargs = {"preexec_fn": die_with_parent} if sys.argv[1] == "yes" else {}
     command = ["sleep", "300"]
     start = popen_dying_with_parent if sys.argv[1] == "popen" else subprocess.Popen
-    if sys.argv[1] == "after-exec":  # the child asks itself, no preexec_fn
-        script = "import os, sys, time\\nfrom viewfinder.core.lifetime import die_with\\n"
-        script += "die_with(int(sys.argv[1]))\\nprint(flush=True)\\ntime.sleep(300)\\n"
-        command = [sys.executable, "-c", script, str(os.getpid())]
-        kwargs = {"stdout": subprocess.PIPE}
     child = start(command, **kwargs)
-    if sys.argv[1] == "after-exec":
-        child.stdout.readline()  # it has asked
     print(child.pid, flush=True)
     time.sleep(300)
     """
@@ -58,9 +51,7 @@ def _start_parent(opt_in: str) -> tuple[subprocess.Popen[str], int]:
     return parent, int(parent.stdout.readline())
 
 
-@pytest.mark.parametrize(
-    "how", ["popen", "yes", "after-exec"], ids=["popen_dying_with_parent", "preexec_fn", "die_with"]
-)
+@pytest.mark.parametrize("how", ["popen", "yes"], ids=["popen_dying_with_parent", "preexec_fn"])
 def test_a_child_dies_when_its_parent_is_killed(how: str) -> None:
     parent, child = _start_parent(how)
     assert _alive(child)

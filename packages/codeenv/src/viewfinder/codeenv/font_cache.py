@@ -19,15 +19,11 @@ import tempfile
 import threading
 from pathlib import Path
 
+from viewfinder.core.lifetime import popen_dying_with_parent
+
 log = logging.getLogger(__name__)
 
 _BUILD_SCRIPT = "import matplotlib.font_manager"
-# Run first by the build itself, after exec (viewfinder.core.lifetime.die_with, not a
-# preexec_fn, which can hang a child forked beside other threads): it dies with the
-# build's waiting thread, or at once if its parent is already gone.
-_DIE_WITH_PARENT = (
-    "import sys\nfrom viewfinder.core.lifetime import die_with\ndie_with(int(sys.argv[1]))\n"
-)
 
 
 class FontCache:
@@ -68,8 +64,8 @@ class FontCache:
             try:
                 # a command that ends before the build (`viewfinder exec` of a quick
                 # program) must not leave the build running on its own
-                self._process = subprocess.Popen(
-                    [sys.executable, "-c", _DIE_WITH_PARENT + _BUILD_SCRIPT, str(os.getpid())],
+                self._process = popen_dying_with_parent(
+                    [sys.executable, "-c", _BUILD_SCRIPT],
                     env=env,
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,

@@ -16,9 +16,7 @@ or a dedicated spawner thread), never from a short-lived worker thread.
 :mod:`subprocess` use a plain ``fork``, whose child runs the fork handlers of every
 library loaded; where other threads hold locks those handlers need (gRPC's in a Ray
 actor), the child hangs before ``exec``, and ``Popen`` with it. The launcher of
-:func:`popen_dying_with_parent` asks after ``exec`` and needs no ``preexec_fn``, and a child
-that is itself Python can call :func:`die_with` first thing, with the pid of the process
-that started it.
+:func:`popen_dying_with_parent` asks after ``exec`` and needs no ``preexec_fn``.
 """
 
 from __future__ import annotations
@@ -83,19 +81,6 @@ def die_with_parent(sig: int = signal.SIGKILL) -> None:
     parent = os.getppid()
     _prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
     if os.getppid() != parent:  # re-parented already: the parent is gone
-        os.kill(os.getpid(), sig)
-
-
-def die_with(parent: int, sig: int = signal.SIGKILL) -> None:
-    """In a Python child started without a ``preexec_fn``: ask to receive ``sig`` when
-    the thread that started it exits. ``parent`` is the pid of the process that started
-    it; if that is no longer its parent, the parent is gone already and the child sends
-    itself ``sig`` at once. Does nothing on systems without ``prctl``.
-    """
-    if _prctl is None:
-        return
-    _prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
-    if os.getppid() != parent:
         os.kill(os.getpid(), sig)
 
 
