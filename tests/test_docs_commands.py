@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from viewfinder.cdp.testing import free_port
 from viewfinder.xvfb import registry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,7 +85,7 @@ class DocSession:
         return line
 
     def run(self, command: Command) -> str:
-        line = re.sub(r"--port \d+", lambda _: f"--port {_free_port()}", command.line)
+        line = re.sub(r"--port \d+", lambda _: f"--port {free_port()}", command.line)
         line = self.substitute(line)
         words = shlex.split(line, comments=True)
         evaluated = re.fullmatch(r'eval "\$\((.*)\)"', line.split("  #")[0].strip())
@@ -184,13 +185,6 @@ class DocSession:
             timeout=60,
             check=True,
         )
-
-
-def _free_port() -> int:
-    """A loopback port nothing listens on now (the system's pick)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _listening(port: int) -> bool:
