@@ -71,21 +71,68 @@ def test_print_config_claude_starts_this_command_with_its_options() -> None:
     config = json.loads(result.stdout)
     entry = config["mcpServers"]["viewfinder"]
     assert Path(entry["command"]).is_absolute()
-    assert entry["args"][-7:] == [
+    assert entry["args"][-9:] == [
         "mcp", "--size", "1600x1000",
         # made absolute: a client starts the server elsewhere, with a PATH of its own
         "--app", shlex.join([shutil.which(sys.executable) or sys.executable, str(FORM)]),
         "--browser", "off",
+        # and in a folder of its own (Claude Desktop: /), so the workdir is pinned
+        "--workdir", str(Path.cwd().resolve()),
     ]  # fmt: skip
 
 
 def test_print_config_for_cursor_and_vscode_over_stdio() -> None:
     cursor = json.loads(invoke("--print-config", "cursor").stdout)
-    assert cursor["mcpServers"]["viewfinder"]["args"][-1] == "mcp"
+    assert cursor["mcpServers"]["viewfinder"]["args"][-3:] == [
+        "mcp", "--workdir", str(Path.cwd().resolve())
+    ]  # fmt: skip
     vscode = json.loads(invoke("--print-config", "vscode", "--max-size", "none").stdout)
     entry = vscode["servers"]["viewfinder"]
     assert entry["type"] == "stdio"
-    assert entry["args"][-3:] == ["mcp", "--max-size", "none"]
+    assert entry["args"][-5:-2] == ["mcp", "--max-size", "none"]
+
+
+def test_print_config_pins_the_workdir_given_relative_as_an_absolute_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path)
+    result = invoke("--print-config", "claude", "--workdir", "work")
+    assert result.exit_code == 0, result.output
+    args = json.loads(result.stdout)["mcpServers"]["viewfinder"]["args"]
+    assert args[args.index("--workdir") + 1] == str(tmp_path / "work")
+
+
+@pytest.mark.parametrize("folder", ["/", "~", "/home", "/root"])
+def test_a_workdir_of_the_root_or_a_home_folder_is_refused(folder: str) -> None:
+    result = invoke("--print-config", "claude", "--workdir", str(Path(folder).expanduser()))
+    assert result.exit_code == 2, result.output
+    assert "would give the tools every file below it" in " ".join(result.output.split())
+
+
+def test_started_in_the_root_folder_without_a_workdir_is_refused_as_claude_desktop_would(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir("/")
+    result = invoke("--print-config", "claude")
+    output = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert "--workdir: the current folder, /, would give the tools every file" in output
+
+
+def test_print_config_over_http_names_a_url_a_client_can_reach() -> None:
+    env = {"VIEWFINDER_MCP_TOKEN": "the-secret-token-123"}
+    anywhere = invoke("--print-config", "claude", "--http", "--host", "0.0.0.0", "--port",
+                      "8124", env=env)  # fmt: skip
+    assert anywhere.exit_code == 0, anywhere.output
+    assert json.loads(anywhere.stdout)["mcpServers"]["viewfinder"]["url"] == (
+        "http://127.0.0.1:8124/mcp"
+    )
+    six = invoke("--print-config", "cursor", "--http", "--host", "::", "--port", "8125", env=env)
+    assert json.loads(six.stdout)["mcpServers"]["viewfinder"]["url"] == "http://[::1]:8125/mcp"
+    free = invoke("--print-config", "claude", "--http", "--port", "0")
+    assert free.exit_code == 2
+    assert "--port: 0 picks a free port when the server starts" in " ".join(free.output.split())
 
 
 def test_print_config_over_http_never_writes_the_token_into_the_file() -> None:

@@ -29,6 +29,7 @@ from viewfinder.mcp.options import (
     parse_display,
     parse_max_size,
     parse_size,
+    parse_workdir,
 )
 
 #: Exit status for options that cannot be used (click's, for misused options).
@@ -161,7 +162,7 @@ def mcp_command(
             apps=tuple(tuple(words) for words in parse_apps(app or [], command or [])),
             browser=parse_browser(browser),
             max_size=parse_max_size(max_size),
-            workdir=(workdir or Path.cwd()).resolve(),
+            workdir=parse_workdir(workdir),
         )
         _check_programs(desktop.apps)
         if display is not None and size != "{}x{}".format(*DEFAULT_SIZE):
@@ -193,7 +194,7 @@ def mcp_command(
     except McpOptionError as exc:
         raise _fail(str(exc), EXIT_BAD_OPTION) from None
     if print_config is not None:
-        _print_config(print_config, desktop, http_options, explicit_workdir=workdir is not None)
+        _print_config(print_config, desktop, http_options)
         return
     if token is not None:
         typer.secho(
@@ -260,9 +261,7 @@ def _reap_leftovers() -> None:
         logging.getLogger(__name__).warning("removing what an earlier server left failed: %s", exc)
 
 
-def _print_config(
-    client: str, desktop: DesktopOptions, http: HttpOptions | None, *, explicit_workdir: bool
-) -> None:
+def _print_config(client: str, desktop: DesktopOptions, http: HttpOptions | None) -> None:
     from viewfinder.mcp.config import CLIENTS, client_config, where_it_goes
 
     if client not in CLIENTS:
@@ -270,13 +269,19 @@ def _print_config(
             f"--print-config: {client!r} is not a client this knows; use {', '.join(CLIENTS)}",
             EXIT_BAD_OPTION,
         )
-    arguments = server_arguments(desktop, explicit_workdir=explicit_workdir)
-    typer.echo(json.dumps(client_config(client, arguments, http), indent=2))
+    arguments = server_arguments(desktop)
+    try:
+        config = client_config(client, arguments, http)
+    except McpOptionError as exc:
+        raise _fail(str(exc), EXIT_BAD_OPTION) from None
+    typer.echo(json.dumps(config, indent=2))
     typer.echo(where_it_goes(client, http is not None), err=True)
 
 
-def server_arguments(desktop: DesktopOptions, *, explicit_workdir: bool = False) -> list[str]:
-    """The ``viewfinder mcp`` options that give ``desktop`` (the defaults left out)."""
+def server_arguments(desktop: DesktopOptions) -> list[str]:
+    """The ``viewfinder mcp`` options that give ``desktop`` (the defaults left out, but
+    for ``--workdir``: a client starts the server in a folder of its choosing, ``/``
+    for Claude Desktop, so the folder is pinned by absolute path)."""
     defaults = DesktopOptions()
     arguments: list[str] = []
     if desktop.display is not None:
@@ -294,8 +299,7 @@ def server_arguments(desktop: DesktopOptions, *, explicit_workdir: bool = False)
     if desktop.max_size != defaults.max_size:
         size = desktop.max_size
         arguments += ["--max-size", "{}x{}".format(*size) if size is not None else "none"]
-    if explicit_workdir:
-        arguments += ["--workdir", str(desktop.workdir)]
+    arguments += ["--workdir", str(desktop.workdir)]
     return arguments
 
 

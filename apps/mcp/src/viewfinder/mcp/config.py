@@ -43,7 +43,8 @@ def client_config(
     url: str | None = None,
 ) -> dict[str, Any]:
     """The settings ``client`` reads: ``viewfinder mcp ARGUMENTS`` over stdio, or with
-    ``http`` the URL ``url`` (default: ``http``'s own)."""
+    ``http`` the URL ``url`` (default: ``http``'s own; :class:`McpOptionError` for a
+    port of 0, which no settings can name)."""
     if client not in CLIENTS:
         raise ValueError(f"unknown client {client!r}; use {', '.join(CLIENTS)}")
     if http is None:
@@ -52,7 +53,7 @@ def client_config(
         if client == "vscode":
             entry = {"type": "stdio", **entry}
         return _wrap(client, entry)
-    entry = {"url": url or http.url()}
+    entry = {"url": url or http.client_url()}
     if client != "cursor":
         entry = {"type": "http", **entry}
     inputs = []

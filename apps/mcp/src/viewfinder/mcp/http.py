@@ -167,7 +167,7 @@ def serve_http(
 ) -> int:
     """Serve ``tools`` over streamable HTTP until a stop signal; the exit status
     (128 + the signal's number). Every session is closed before this returns."""
-    registry = SessionRegistry(desktop)
+    registry = SessionRegistry(desktop, folder_per_session=True)
     server = build_server(tools, registry, http_session_key, withheld=withheld)
     handshake_only(server)
     app = http_app(server, registry, options)

@@ -28,6 +28,8 @@ DEFAULT_IDLE_TIMEOUT = 1800.0
 #: HTTP sessions open at once, by default (each may have a desktop and a sandbox).
 DEFAULT_MAX_SESSIONS = 16
 BROWSER_MODES = ("auto", "off")
+#: Addresses that listen everywhere, and the one a client on this machine reaches them at.
+_ANY_ADDRESS = {"0.0.0.0": "127.0.0.1", "::": "::1", "[::]": "::1"}
 _SIZE = re.compile(r"\s*(\d+)\s*[xX]\s*(\d+)\s*")
 _DISPLAY = re.compile(r":\d+(\.\d+)?")
 _CDP_URL = re.compile(r"(wss?|https?)://[^\s/]+(/\S*)?")
@@ -79,6 +81,24 @@ def parse_display(value: str) -> str:
     if _DISPLAY.fullmatch(name) is None:
         raise McpOptionError("--display", f"{value!r} is not a local display; write it as :N")
     return name
+
+
+def parse_workdir(value: Path | None, *, cwd: Path | None = None) -> Path:
+    """``--workdir`` (default: the current folder) as an absolute path, refused when it
+    is the root folder or a home folder itself: the tools write and read files anywhere
+    below it, and a client that starts the server in ``/`` (as Claude Desktop does)
+    would otherwise hand the model the whole machine."""
+    given = value is not None
+    folder = (value if value is not None else (cwd or Path.cwd())).expanduser().resolve()
+    homes = {Path.home().resolve(), Path("/home"), Path("/root")}
+    if folder == Path(folder.anchor) or folder in homes:
+        where = f"{folder}" if given else f"the current folder, {folder},"
+        raise McpOptionError(
+            "--workdir",
+            f"{where} would give the tools every file below it; give a folder of their own "
+            "(--workdir ~/viewfinder-work, say)",
+        )
+    return folder
 
 
 def parse_apps(lines: Sequence[str], command: Sequence[str]) -> list[list[str]]:
@@ -160,6 +180,19 @@ class HttpOptions:
             raise McpOptionError("--idle-timeout", "must be a positive number of seconds")
 
     def url(self, port: int | None = None) -> str:
-        """The endpoint clients connect to."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
+        """The endpoint clients connect to (``port``: the one the server got for 0); a
+        server listening on every address (0.0.0.0, ::) is reached on loopback here."""
+        host = _ANY_ADDRESS.get(self.host, self.host)
+        host = f"[{host}]" if ":" in host else host
         return f"http://{host}:{self.port if port is None else port}{self.path}"
+
+    def client_url(self) -> str:
+        """The URL a client's settings name, before the server runs: refused for
+        ``--port 0``, whose port nobody knows until the server picks it."""
+        if self.port == 0:
+            raise McpOptionError(
+                "--port",
+                "0 picks a free port when the server starts, so no client settings can "
+                "name it; give the port the server will listen on (--port 8765)",
+            )
+        return self.url()

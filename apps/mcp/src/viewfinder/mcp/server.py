@@ -18,10 +18,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcp import types
-from mcp.server import Server
+from mcp.server import InitializationOptions, NotificationOptions, Server
 from mcp.shared.exceptions import MCPError
 from viewfinder.core import ImageContent, Tool, ToolResult, UnknownToolError, ViewfinderError
 from viewfinder.mcp.options import DesktopOptions
+from viewfinder.mcp.schemas import inline_refs
 from viewfinder.mcp.sessions import SessionRegistry
 
 log = logging.getLogger(__name__)
@@ -55,8 +56,11 @@ def served_tools(tools: Mapping[str, Tool], options: DesktopOptions) -> dict[str
 
 
 def mcp_tool(tool: Tool) -> types.Tool:
-    """``tool`` as MCP lists it: name, title, description, input schema, annotations."""
-    return types.Tool.model_validate(tool.definition())
+    """``tool`` as MCP lists it: name, title, description, input schema (inlined, no
+    ``$ref``), annotations."""
+    definition = tool.definition()
+    definition["inputSchema"] = inline_refs(definition["inputSchema"])
+    return types.Tool.model_validate(definition)
 
 
 def mcp_result(result: ToolResult) -> types.CallToolResult:
@@ -75,6 +79,34 @@ def mcp_result(result: ToolResult) -> types.CallToolResult:
 
 def error_result(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+
+
+class _Server(Server[Any]):
+    """The SDK's server, declaring that its resource list changes (the recording's
+    manifest is listed while one runs): ``resources.listChanged`` is true."""
+
+    def create_initialization_options(
+        self, notification_options: NotificationOptions | None = None, *args: Any, **kwargs: Any
+    ) -> InitializationOptions:
+        return super().create_initialization_options(
+            notification_options or _NOTIFICATIONS, *args, **kwargs
+        )
+
+    def get_capabilities(
+        self, notification_options: NotificationOptions | None = None, *args: Any, **kwargs: Any
+    ) -> types.ServerCapabilities:
+        return super().get_capabilities(notification_options or _NOTIFICATIONS, *args, **kwargs)
+
+
+_NOTIFICATIONS = NotificationOptions(resources_changed=True)
+
+
+async def _resources_changed(ctx: Any) -> None:
+    """Tell the client the resources changed (a recording began or ended)."""
+    try:
+        await ctx.session.send_resource_list_changed()
+    except Exception as exc:  # the client went away: nothing to tell
+        log.debug("could not send resources/list_changed: %s", exc)
 
 
 def build_server(
@@ -105,6 +137,7 @@ def build_server(
                 return error_result(f"{params.name} is not offered by this server: {reason}")
             return error_result(str(UnknownToolError(params.name, tools)))
         session = sessions.get(session_key(ctx))
+        recording = session.recording_manifest() is not None
         try:
             return await session.call(tool, params.arguments, mcp_result)
         except ViewfinderError as exc:  # the session ended under the call
@@ -112,6 +145,9 @@ def build_server(
         except Exception as exc:  # a bug of ours: still the model's to read, not a crash
             log.exception("tool %s failed in session %s", tool.name, session.key)
             return error_result(f"{tool.name} failed: {type(exc).__name__}: {exc}")
+        finally:
+            if (session.recording_manifest() is not None) != recording:
+                await _resources_changed(ctx)
 
     async def list_resources(
         ctx: Any, params: types.PaginatedRequestParams | None
@@ -176,7 +212,7 @@ def build_server(
 
     from importlib.metadata import version
 
-    return Server(
+    return _Server(
         NAME,
         version=version("viewfinder-mcp"),
         title="viewfinder",

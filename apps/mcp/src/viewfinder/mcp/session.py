@@ -31,6 +31,7 @@ from viewfinder.core import (
     ToolResult,
     ViewfinderError,
 )
+from viewfinder.desktop.tools import CANCEL_VALUE
 from viewfinder.mcp.options import DesktopOptions
 from viewfinder.mcp.sandbox import SessionSandbox, sandbox_environment
 
@@ -45,6 +46,8 @@ _T = TypeVar("_T")
 #: session's Desktop (the code env's ``DISPLAY_VALUE`` holds its Display).
 TARGET_VALUE = "target"
 DESKTOP_VALUE = "desktop"
+#: (The session's cancel event is under ``CANCEL_VALUE``: set when the client cancels the
+#: call in progress, cleared as each call begins.)
 #: Parameters by which a tool lets its caller choose the size of the image it returns;
 #: a call that sets none of them gets the server's ``--max-size``.
 SIZE_PARAMETERS = ("max_width", "max_height")
@@ -63,9 +66,15 @@ class McpSession:
     while a call runs (the code it runs is cancelled), and leaves nothing running.
     """
 
-    def __init__(self, options: DesktopOptions, key: str = "stdio") -> None:
+    def __init__(
+        self, options: DesktopOptions, key: str = "stdio", workdir: Path | None = None
+    ) -> None:
         self.options = options
         self.key = key
+        #: The folder this session's files stay inside (``--workdir``, or a folder of its
+        #: own there: see :class:`~viewfinder.mcp.sessions.SessionRegistry`).
+        self.workdir = workdir if workdir is not None else options.workdir
+        self._cancelled = threading.Event()
         self._thread = ThreadPoolExecutor(1, thread_name_prefix=f"viewfinder-mcp-{key[:12]}")
         self._lock = threading.Lock()
         self._desktop: Desktop | None = None
@@ -130,10 +139,14 @@ class McpSession:
         return Path(recorder.session_dir) / "manifest.jsonl"
 
     def cancel(self) -> bool:
-        """Stop the code a call runs in the sandbox now; True when there was some."""
-        sandbox = self._sandbox
-        if sandbox is None or not self._calls:
+        """Stop the call in progress now: the code it runs in the sandbox, a pause of a
+        tool (the computer tool's ``wait``, ``hold_key``); True when there was a call."""
+        if not self._calls:
             return False
+        self._cancelled.set()
+        sandbox = self._sandbox
+        if sandbox is None:
+            return True
         try:
             return sandbox.cancel()
         except Exception:
@@ -179,6 +192,7 @@ class McpSession:
             return ToolResult.error(
                 f"{tool.name}: the session's desktop could not start: {type(exc).__name__}: {exc}"
             )
+        self._cancelled.clear()
         self._calls += 1
         try:
             return tool.call(self.with_size_defaults(tool, arguments), context)
@@ -255,8 +269,13 @@ class McpSession:
             display=desktop.display_name,
             sandbox=sandbox,
             require_sandbox=True,
-            workdir=options.workdir,
-            values={TARGET_VALUE: target, DISPLAY_VALUE: desktop.display, DESKTOP_VALUE: desktop},
+            workdir=self.workdir,
+            values={
+                TARGET_VALUE: target,
+                DISPLAY_VALUE: desktop.display,
+                DESKTOP_VALUE: desktop,
+                CANCEL_VALUE: self._cancelled,
+            },
         )
         self._adopt("_context", context)
         log.info("session %s: desktop %r ready", self.key, desktop)

@@ -6,12 +6,19 @@ the calling session's display (``context.display``). ``computer`` keeps one
 :class:`~viewfinder.desktop.ComputerTool` per session (``context.resource("computer",
 ...)``), scaled for ``context.values["target"]`` when the session set one.
 
+A host that can cancel a call puts a :class:`threading.Event` under
+``context.values[CANCEL_VALUE]`` and sets it: ``computer``'s ``wait`` and ``hold_key``
+(up to 100 s) end their pause then, with the keys released. A display that went away
+and came back (an X server restarted under ``--display``) is reconnected to by both
+tools on their next call.
+
 This module imports only pydantic and core at import time; the functions import the
 capture and input machinery when they first run.
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,6 +27,9 @@ from viewfinder.core.tools import Tool, ToolContext, ToolError, ToolResult
 
 if TYPE_CHECKING:
     from viewfinder.core.screenshot import Screenshot
+
+#: ``ToolContext.values`` key of the host's cancel event (a ``threading.Event``).
+CANCEL_VALUE = "cancel"
 
 #: Every action of Anthropic's computer-use tool (``computer_20250124`` and
 #: ``computer_20251124``).
@@ -127,6 +137,9 @@ def run_computer(arguments: ComputerInput, context: ToolContext) -> ToolResult:
         return ComputerTool(display, target=context.values.get("target"))
 
     tool = context.resource("computer", make)
+    # no input connection now (the display went away): the action itself says why
+    with contextlib.suppress(Exception):
+        tool.interrupt_pauses_with(context.values.get(CANCEL_VALUE))
     result = tool(arguments.model_dump(exclude_none=True), api="anthropic")
     parts: list[str | Screenshot] = []
     if result.text:
@@ -209,15 +222,24 @@ def run_screenshot(arguments: ScreenshotInput, context: ToolContext) -> ToolResu
     def make() -> XvfbBackend:
         return XvfbBackend(display)
 
-    backend = context.resource("screen", make)
     region = None
     if arguments.region is not None:
         region = Region(**arguments.region.model_dump())
-    screen_width, screen_height = backend.screen_size()
-    try:
-        shot = backend.capture(region=region, format=arguments.format)
-    except RegionError as exc:
-        raise ToolError(f"screenshot: {exc}") from None
+    for attempt in (1, 2):
+        backend = context.resource(SCREEN_RESOURCE, make)
+        try:
+            screen_width, screen_height = backend.screen_size()
+            shot = backend.capture(region=region, format=arguments.format)
+            break
+        except RegionError as exc:
+            raise ToolError(f"screenshot: {exc}") from None
+        except Exception:
+            # the connection is to an X server that went away (restarted): a new one
+            context.drop_resource(SCREEN_RESOURCE)
+            with contextlib.suppress(Exception):
+                backend.close()
+            if attempt == 2:
+                raise
     factor = 1.0
     if arguments.scale is not None:
         factor = arguments.scale
@@ -256,6 +278,10 @@ def run_screenshot(arguments: ScreenshotInput, context: ToolContext) -> ToolResu
             "region": region.model_dump() if region is not None else None,
         },
     )
+
+
+#: ``ToolContext`` resource key of the screenshot tool's capture backend.
+SCREEN_RESOURCE = "screen"
 
 
 def _display_of(context: ToolContext, tool: str) -> str:
