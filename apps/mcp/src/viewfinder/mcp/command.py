@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from viewfinder.core import PluginError, ViewfinderError
+from viewfinder.core.result_budget import DEFAULT_CLIENT
 from viewfinder.mcp.options import (
     DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_SESSIONS,
@@ -26,6 +27,7 @@ from viewfinder.mcp.options import (
     McpOptionError,
     parse_apps,
     parse_browser,
+    parse_client,
     parse_display,
     parse_max_size,
     parse_size,
@@ -135,6 +137,15 @@ def mcp_command(
             file_okay=False,
         ),
     ] = None,
+    client: Annotated[
+        str | None,
+        typer.Option(
+            "--client",
+            help="The client whose limits every result is fitted to (image bytes and size, "
+            "text tokens): claude-desktop (the default), claude-code, cursor or generic. "
+            "--print-config writes the one of the client it is for.",
+        ),
+    ] = None,
     print_config: Annotated[
         str | None,
         typer.Option(
@@ -163,6 +174,7 @@ def mcp_command(
             browser=parse_browser(browser),
             max_size=parse_max_size(max_size),
             workdir=parse_workdir(workdir),
+            client=parse_client(client or profile_of(print_config)),
         )
         _check_programs(desktop.apps)
         if display is not None and size != "{}x{}".format(*DEFAULT_SIZE):
@@ -294,6 +306,7 @@ def server_arguments(desktop: DesktopOptions) -> list[str]:
         program = shutil.which(words[0]) or words[0]
         words = (program, *(_absolute_if_file(word) for word in words[1:]))
         arguments += ["--app", shlex.join(words)]
+    arguments += ["--client", desktop.client]
     if desktop.browser != defaults.browser:
         arguments += ["--browser", desktop.browser]
     if desktop.max_size != defaults.max_size:
@@ -301,6 +314,14 @@ def server_arguments(desktop: DesktopOptions) -> list[str]:
         arguments += ["--max-size", "{}x{}".format(*size) if size is not None else "none"]
     arguments += ["--workdir", str(desktop.workdir)]
     return arguments
+
+
+def profile_of(client: str | None) -> str:
+    """The result budget of a ``--print-config`` client: its own, or for ``claude``
+    (Claude Code and Claude Desktop read the same file) Claude Code's, the tighter."""
+    from viewfinder.mcp.config import CLIENT_PROFILES
+
+    return CLIENT_PROFILES.get(client or "", DEFAULT_CLIENT)
 
 
 def _absolute_if_file(word: str) -> str:

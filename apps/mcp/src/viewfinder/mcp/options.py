@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from viewfinder.core.errors import ViewfinderError
+from viewfinder.core.result_budget import CLIENT_BUDGETS, DEFAULT_CLIENT
 from viewfinder.core.web_access import is_loopback
 
 #: Where a token for the HTTP transport may come from besides --token / --token-file.
@@ -83,6 +84,14 @@ def parse_display(value: str) -> str:
     return name
 
 
+def parse_client(value: str) -> str:
+    """``--client``: a client whose limits results are fitted to."""
+    name = value.strip().lower()
+    if name not in CLIENT_BUDGETS:
+        raise McpOptionError("--client", f"{value!r} is not one of {', '.join(CLIENT_BUDGETS)}")
+    return name
+
+
 def parse_workdir(value: Path | None, *, cwd: Path | None = None) -> Path:
     """``--workdir`` (default: the current folder) as an absolute path, refused when it
     is the root folder or a home folder itself: the tools write and read files anywhere
@@ -130,6 +139,8 @@ class DesktopOptions:
     or the DevTools URL of a running browser. ``max_size``: the largest screenshot sent
     to the model (None: full size); actions' coordinates are mapped back to the screen.
     ``workdir``: the folder the tools' files (recordings, cache files) stay inside.
+    ``client``: the client whose limits every result is fitted to
+    (:data:`viewfinder.core.CLIENT_BUDGETS`).
     """
 
     display: str | None = None
@@ -138,6 +149,7 @@ class DesktopOptions:
     browser: str = "auto"
     max_size: tuple[int, int] | None = DEFAULT_MAX_SIZE
     workdir: Path = field(default_factory=Path.cwd)
+    client: str = DEFAULT_CLIENT
 
     @property
     def browser_url(self) -> str | None:

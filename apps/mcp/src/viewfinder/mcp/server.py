@@ -13,6 +13,7 @@ result with ``isError`` set and a message saying what was wrong.
 from __future__ import annotations
 
 import asyncio
+import base64
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -28,6 +29,7 @@ from viewfinder.core import (
     UnknownToolError,
     ViewfinderError,
 )
+from viewfinder.mcp.full_size import FULL_SIZE_PREFIX, KEPT
 from viewfinder.mcp.options import DesktopOptions
 from viewfinder.mcp.schemas import inline_refs
 from viewfinder.mcp.sessions import SessionRegistry
@@ -214,9 +216,22 @@ def build_server(
                 raise MCPError(types.INTERNAL_ERROR, f"cannot read {manifest}: {exc}") from None
             contents = types.TextResourceContents(uri=uri, mime_type="application/jsonl", text=text)
             return types.ReadResourceResult(contents=[contents])
+        if uri.startswith(FULL_SIZE_PREFIX):
+            session = sessions.find(key)
+            kept = await asyncio.to_thread(session.full_size.read, uri) if session else None
+            if kept is None:
+                raise MCPError(
+                    RESOURCE_NOT_FOUND,
+                    f"no image {uri!r} in this session (only the newest {KEPT} are kept)",
+                )
+            data, mime_type = kept
+            encoded = await asyncio.to_thread(lambda: base64.b64encode(data).decode("ascii"))
+            blob = types.BlobResourceContents(uri=uri, mime_type=mime_type, blob=encoded)
+            return types.ReadResourceResult(contents=[blob])
         raise MCPError(
             RESOURCE_NOT_FOUND,
-            f"no resource {uri!r}; the resources are {SCREEN_URI} and {RECORDING_URI}",
+            f"no resource {uri!r}; the resources are {SCREEN_URI}, {RECORDING_URI} and the "
+            f"full-size images results link ({FULL_SIZE_PREFIX}N.png)",
         )
 
     from importlib.metadata import version

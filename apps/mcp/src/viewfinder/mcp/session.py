@@ -31,7 +31,9 @@ from viewfinder.core import (
     ToolResult,
     ViewfinderError,
 )
+from viewfinder.core.result_budget import budget_for, fit_result
 from viewfinder.desktop.tools import CANCEL_VALUE
+from viewfinder.mcp.full_size import FullSizeImages
 from viewfinder.mcp.options import DesktopOptions
 from viewfinder.mcp.sandbox import SessionSandbox, sandbox_environment
 
@@ -51,6 +53,8 @@ DESKTOP_VALUE = "desktop"
 #: Parameters by which a tool lets its caller choose the size of the image it returns;
 #: a call that sets none of them gets the server's ``--max-size``.
 SIZE_PARAMETERS = ("max_width", "max_height")
+#: The folder (in the session's) of the full-size images results link.
+FULL_SIZE_FOLDER = ".viewfinder-full-size"
 SIZE_CHOICES = ("max_width", "max_height", "scale")
 
 
@@ -74,6 +78,10 @@ class McpSession:
         #: The folder this session's files stay inside (``--workdir``, or a folder of its
         #: own there: see :class:`~viewfinder.mcp.sessions.SessionRegistry`).
         self.workdir = workdir if workdir is not None else options.workdir
+        #: The limits every result of this session is fitted to (``--client``).
+        self.budget = budget_for(options.client)
+        #: Full-size images the budget shrank, for ``resources/read``.
+        self.full_size = FullSizeImages(self.workdir / FULL_SIZE_FOLDER)
         self._cancelled = threading.Event()
         self._thread = ThreadPoolExecutor(1, thread_name_prefix=f"viewfinder-mcp-{key[:12]}")
         self._lock = threading.Lock()
@@ -106,13 +114,19 @@ class McpSession:
         too, so the base64 of a large frame is not made on the server's event loop."""
 
         def call_and_encode() -> _T:
-            return encode(self._call(tool, arguments))
+            return encode(self.fit(self._call(tool, arguments)))
 
         try:
             return await self._run(call_and_encode)
         except asyncio.CancelledError:
             self.cancel()  # the client gave up on the call: stop the code it runs
             raise
+
+    def fit(self, result: ToolResult) -> ToolResult:
+        """``result`` within the session's client's limits, the one place every tool's
+        result passes: images shrunk or re-encoded (the full-size ones kept and linked),
+        text cut to its head and tail, structured content without the text again."""
+        return fit_result(result, self.budget, keep=self.full_size)
 
     async def screen(self) -> Screenshot:
         """The session's screen now, at full size (its desktop starts if it has not)."""

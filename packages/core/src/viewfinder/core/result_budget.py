@@ -164,7 +164,10 @@ def _encode(image: Image.Image, fmt: str, quality: int | None, like: Screenshot)
     )
 
 
-def _shrunk(image: Image.Image, width: int, height: int) -> Image.Image:
+def shrink_image(image: Image.Image, width: int, height: int) -> Image.Image:
+    """``image`` at ``width`` x ``height`` (no larger than it), by the budget's fast
+    filter: a whole-factor ``reduce()``, then a box filter for the rest. For a caller
+    that has a frame not yet encoded (a grab of the screen) and would encode it once."""
     from PIL import Image as PILImage
 
     if (width, height) == image.size:
@@ -214,7 +217,7 @@ def fit_image(
     best: Screenshot | None = None
     best_quality: int | None = None
     for _ in range(_MAX_SHRINKS + 1):
-        scaled = _shrunk(image, width, height)
+        scaled = shrink_image(image, width, height)
         # PNG when the source's bytes per pixel say it can fit: a busy screen's PNG is
         # several times its JPEG, and encoding it only to throw it away costs time
         png_guess = len(shot.data) * (width * height) / (shot.width * shot.height)

@@ -210,12 +210,15 @@ SCREENSHOT_DESCRIPTION = (
 
 
 def run_screenshot(arguments: ScreenshotInput, context: ToolContext) -> ToolResult:
-    """The ``screenshot`` tool: the screen now, optionally a region, shrunk, re-encoded."""
-    display = _display_of(context, "screenshot")
-    from PIL import Image
+    """The ``screenshot`` tool: the screen now, optionally a region, shrunk, re-encoded.
 
+    A shrunk image is made from the frame as grabbed (not from an encoded capture), by
+    the result budget's fast filter, and encoded once: what the ``computer`` tool does.
+    """
+    display = _display_of(context, "screenshot")
     from viewfinder.core.errors import RegionError
     from viewfinder.core.geometry import Region
+    from viewfinder.core.result_budget import shrink_image
     from viewfinder.core.screenshot import Screenshot
     from viewfinder.xvfb.backend import XvfbBackend
 
@@ -229,7 +232,23 @@ def run_screenshot(arguments: ScreenshotInput, context: ToolContext) -> ToolResu
         backend = context.resource(SCREEN_RESOURCE, make)
         try:
             screen_width, screen_height = backend.screen_size()
-            shot = backend.capture(region=region, format=arguments.format)
+            width, height = (
+                (region.width, region.height)
+                if region is not None
+                else (screen_width, screen_height)
+            )
+            factor = _factor(arguments, width, height)
+            if factor < 1.0:
+                frame = backend.grab(region)
+                size = (max(1, round(width * factor)), max(1, round(height * factor)))
+                shot = Screenshot.from_image(
+                    shrink_image(frame, *size),
+                    source=backend.name,
+                    format=arguments.format,
+                    region=region,
+                )
+            else:
+                shot = backend.capture(region=region, format=arguments.format)
             break
         except RegionError as exc:
             raise ToolError(f"screenshot: {exc}") from None
@@ -240,24 +259,6 @@ def run_screenshot(arguments: ScreenshotInput, context: ToolContext) -> ToolResu
                 backend.close()
             if attempt == 2:
                 raise
-    factor = 1.0
-    if arguments.scale is not None:
-        factor = arguments.scale
-    if arguments.max_width is not None:
-        factor = min(factor, arguments.max_width / shot.width)
-    if arguments.max_height is not None:
-        factor = min(factor, arguments.max_height / shot.height)
-    width, height = shot.width, shot.height
-    if factor < 1.0:
-        size = (max(1, round(width * factor)), max(1, round(height * factor)))
-        image = shot.to_pil().convert("RGB").resize(size, Image.Resampling.LANCZOS)
-        shot = Screenshot.from_image(
-            image,
-            source=shot.source,
-            format=arguments.format,
-            region=shot.region,
-            captured_at=shot.captured_at,
-        )
     where = f"region {region.x},{region.y} {width}x{height} of " if region is not None else ""
     text = f"screenshot of {where}display {display} ({screen_width}x{screen_height} screen)"
     if shot.width != width or shot.height != height:
@@ -278,6 +279,18 @@ def run_screenshot(arguments: ScreenshotInput, context: ToolContext) -> ToolResu
             "region": region.model_dump() if region is not None else None,
         },
     )
+
+
+def _factor(arguments: ScreenshotInput, width: int, height: int) -> float:
+    """The scale the call asked for: the smallest of ``scale`` and the max sizes."""
+    factor = 1.0
+    if arguments.scale is not None:
+        factor = arguments.scale
+    if arguments.max_width is not None:
+        factor = min(factor, arguments.max_width / width)
+    if arguments.max_height is not None:
+        factor = min(factor, arguments.max_height / height)
+    return factor
 
 
 #: ``ToolContext`` resource key of the screenshot tool's capture backend.
