@@ -8,6 +8,7 @@ import logging
 import os
 import shlex
 import shutil
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -219,8 +220,13 @@ def mcp_command(
         level=getattr(logging, log_level.upper(), logging.WARNING),
         stream=sys.stderr,
         format="viewfinder mcp: %(levelname)s %(name)s: %(message)s",
+        force=True,  # the viewfinder command set up a warnings-only handler before
     )
     code = _serve(desktop, http_options)
+    # the sessions are closed and the status is set: a stop signal from here to the
+    # exit (threads joined, modules torn down) would only turn 143 into -15
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_IGN)
     if code:
         raise typer.Exit(code)
 

@@ -207,6 +207,7 @@ class McpSession:
                 f"{tool.name}: the session's desktop could not start: {type(exc).__name__}: {exc}"
             )
         self._cancelled.clear()
+        log.debug("session %s: calling %s", self.key, tool.name)
         self._calls += 1
         try:
             return tool.call(self.with_size_defaults(tool, arguments), context)

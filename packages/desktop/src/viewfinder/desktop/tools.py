@@ -19,7 +19,8 @@ capture and input machinery when they first run.
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,6 +28,12 @@ from viewfinder.core.tools import Tool, ToolContext, ToolError, ToolResult
 
 if TYPE_CHECKING:
     from viewfinder.core.screenshot import Screenshot
+    from viewfinder.desktop.computer import ComputerTool
+    from viewfinder.desktop.results import ComputerResult
+    from viewfinder.xvfb.backend import XvfbBackend
+
+_Resource = TypeVar("_Resource")
+_Outcome = TypeVar("_Outcome")
 
 #: ``ToolContext.values`` key of the host's cancel event (a ``threading.Event``).
 CANCEL_VALUE = "cancel"
@@ -131,16 +138,18 @@ def run_computer(arguments: ComputerInput, context: ToolContext) -> ToolResult:
     """The ``computer`` tool: one action through the session's ComputerTool."""
     display = _display_of(context, "computer")
 
-    def make() -> object:
+    def make() -> ComputerTool:
         from viewfinder.desktop.computer import ComputerTool
 
         return ComputerTool(display, target=context.values.get("target"))
 
-    tool = context.resource("computer", make)
-    # no input connection now (the display went away): the action itself says why
-    with contextlib.suppress(Exception):
-        tool.interrupt_pauses_with(context.values.get(CANCEL_VALUE))
-    result = tool(arguments.model_dump(exclude_none=True), api="anthropic")
+    def act(tool: ComputerTool) -> ComputerResult:
+        # no input connection now (the display went away): the action itself says why
+        with contextlib.suppress(Exception):
+            tool.interrupt_pauses_with(context.values.get(CANCEL_VALUE))
+        return tool(arguments.model_dump(exclude_none=True), api="anthropic")
+
+    tool, result = _reconnecting(context, COMPUTER_RESOURCE, make, act)
     parts: list[str | Screenshot] = []
     if result.text:
         parts.append(result.text)
@@ -220,45 +229,38 @@ def run_screenshot(arguments: ScreenshotInput, context: ToolContext) -> ToolResu
     from viewfinder.core.geometry import Region
     from viewfinder.core.result_budget import shrink_image
     from viewfinder.core.screenshot import Screenshot
-    from viewfinder.xvfb.backend import XvfbBackend
 
     def make() -> XvfbBackend:
+        from viewfinder.xvfb.backend import XvfbBackend
+
         return XvfbBackend(display)
 
     region = None
     if arguments.region is not None:
         region = Region(**arguments.region.model_dump())
-    for attempt in (1, 2):
-        backend = context.resource(SCREEN_RESOURCE, make)
-        try:
-            screen_width, screen_height = backend.screen_size()
-            width, height = (
-                (region.width, region.height)
-                if region is not None
-                else (screen_width, screen_height)
-            )
-            factor = _factor(arguments, width, height)
-            if factor < 1.0:
-                frame = backend.grab(region)
-                size = (max(1, round(width * factor)), max(1, round(height * factor)))
-                shot = Screenshot.from_image(
-                    shrink_image(frame, *size),
-                    source=backend.name,
-                    format=arguments.format,
-                    region=region,
-                )
-            else:
-                shot = backend.capture(region=region, format=arguments.format)
-            break
-        except RegionError as exc:
-            raise ToolError(f"screenshot: {exc}") from None
-        except Exception:
-            # the connection is to an X server that went away (restarted): a new one
-            context.drop_resource(SCREEN_RESOURCE)
-            with contextlib.suppress(Exception):
-                backend.close()
-            if attempt == 2:
-                raise
+
+    def capture(backend: XvfbBackend) -> tuple[tuple[int, int], Screenshot]:
+        screen = backend.screen_size()
+        width, height = (region.width, region.height) if region is not None else screen
+        factor = _factor(arguments, width, height)
+        if factor >= 1.0:
+            return screen, backend.capture(region=region, format=arguments.format)
+        frame = backend.grab(region)
+        size = (max(1, round(width * factor)), max(1, round(height * factor)))
+        scaled = shrink_image(frame, *size)
+        return screen, Screenshot.from_image(
+            scaled, source=backend.name, format=arguments.format, region=region
+        )
+
+    try:
+        _, ((screen_width, screen_height), shot) = _reconnecting(
+            context, SCREEN_RESOURCE, make, capture, keep=(RegionError,)
+        )
+    except RegionError as exc:
+        raise ToolError(f"screenshot: {exc}") from None
+    width, height = (
+        (region.width, region.height) if region is not None else (screen_width, screen_height)
+    )
     where = f"region {region.x},{region.y} {width}x{height} of " if region is not None else ""
     text = f"screenshot of {where}display {display} ({screen_width}x{screen_height} screen)"
     if shot.width != width or shot.height != height:
@@ -293,8 +295,38 @@ def _factor(arguments: ScreenshotInput, width: int, height: int) -> float:
     return factor
 
 
-#: ``ToolContext`` resource key of the screenshot tool's capture backend.
+#: ``ToolContext`` resource keys of the screenshot tool's capture backend and of the
+#: computer tool's ComputerTool.
 SCREEN_RESOURCE = "screen"
+COMPUTER_RESOURCE = "computer"
+
+
+def _reconnecting(
+    context: ToolContext,
+    key: str,
+    make: Callable[[], _Resource],
+    use: Callable[[_Resource], _Outcome],
+    *,
+    keep: tuple[type[Exception], ...] = (),
+) -> tuple[_Resource, _Outcome]:
+    """The session's resource ``key`` (made by ``make``) and ``use(resource)``; when that
+    fails (but for ``keep``), the resource is closed and made afresh, once: its
+    connection was to an X server that went away, and one may run there again now."""
+    for attempt in (1, 2):
+        resource = context.resource(key, make)
+        try:
+            return resource, use(resource)
+        except keep:
+            raise
+        except Exception:
+            context.drop_resource(key)
+            closer = getattr(resource, "close", None)
+            if closer is not None:
+                with contextlib.suppress(Exception):
+                    closer()
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable: the second attempt returns or raises")
 
 
 def _display_of(context: ToolContext, tool: str) -> str:
