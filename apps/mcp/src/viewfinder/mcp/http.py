@@ -112,6 +112,9 @@ def http_app(server: Server[Any], registry: SessionRegistry, options: HttpOption
         host=options.host,
         session_idle_timeout=options.idle_timeout,
         max_sessions=options.max_sessions,
+        # answers as JSON bodies, not server-sent events: a client reads a result or a
+        # full-size image whole, where it caps one event (the SDK's client at 1 MiB)
+        json_response=True,
     )
     manager = server.session_manager
 
