@@ -44,8 +44,9 @@ class RawServer:
         self.stdin: IO[bytes] = self.process.stdin
         self.stdout: IO[bytes] = self.process.stdout
         self.answers: dict[Any, dict[str, Any]] = {}
+        self.notifications: list[str] = []
         self._next_id = 0
-        self.request("initialize", {
+        self.initialized = self.request("initialize", {
             "protocolVersion": "2025-06-18", "capabilities": {},
             "clientInfo": {"name": "test", "version": "1"},
         })  # fmt: skip
@@ -69,6 +70,8 @@ class RawServer:
             message = json.loads(line)
             if "id" in message:
                 self.answers[message["id"]] = message
+            else:
+                self.notifications.append(message["method"])
         return self.answers.pop(request_id)
 
     def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -79,8 +82,12 @@ class RawServer:
 
     def close(self) -> None:
         if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(30)
+            self.process.terminate()  # the server closes its session on the way out
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(30)
 
 
 @pytest.fixture
@@ -146,6 +153,29 @@ def test_a_second_sigterm_during_the_cleanup_keeps_exit_status_143(raw_server: A
     os.kill(server.process.pid, signal.SIGTERM)
     assert server.process.wait(60) == 143, server.log()
     assert "stopped (signal SIGTERM)" in server.log()
+
+
+def test_resources_say_they_change_and_notify_when_a_recording_comes_and_goes(
+    raw_server: Any,
+) -> None:
+    server = raw_server("--size", "800x600")
+    assert server.initialized["result"]["capabilities"]["resources"]["listChanged"] is True
+    changed = "notifications/resources/list_changed"
+    started = server.request("tools/call", {"name": "record_start", "arguments": {"folder": "r"}})
+    assert not started["result"]["isError"], started
+    assert server.notifications.count(changed) == 1
+    listed = server.request("resources/list", {})["result"]["resources"]
+    assert "viewfinder://session/recording/manifest.jsonl" in [item["uri"] for item in listed]
+    stopped = server.request("tools/call", {"name": "record_stop", "arguments": {}})
+    assert not stopped["result"]["isError"], stopped
+    assert server.notifications.count(changed) == 2
+    # a folder that holds a recording: the error names this tool's argument, not the
+    # library's resume=True
+    again = server.request("tools/call", {"name": "record_start", "arguments": {"folder": "r"}})
+    text = again["result"]["content"][0]["text"]
+    assert again["result"]["isError"] and "resume" not in text
+    assert "r already holds a recording" in text and "give another folder" in text
+    assert server.notifications.count(changed) == 2  # nothing came or went
 
 
 def _keys_down(display: str) -> bool:

@@ -74,7 +74,7 @@ def record_start(arguments: RecordStartInput, context: ToolContext) -> ToolResul
         )
         recorder.start()
     except SessionExistsError as exc:
-        if not exc.events:  # a folder of other files: the message says so
+        if not (folder / "manifest.jsonl").exists():  # other files: the message says so
             raise ToolError(f"record_start: {exc}") from None
         # the library's hint names resume=True, which this tool does not take
         raise ToolError(
