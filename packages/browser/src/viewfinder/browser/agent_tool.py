@@ -15,7 +15,6 @@ from typing import Any
 
 from pydantic import Field
 
-from viewfinder.browser.return_value import bounded
 from viewfinder.browser.tools import TOOL_DESCRIPTION, TOOL_NAME, BrowserExecuteInput
 from viewfinder.core import Tool, ToolContext, ToolError, ToolResult
 from viewfinder.core.tools import require_sandbox
@@ -48,34 +47,27 @@ def _in_process(arguments: BrowserToolInput, context: ToolContext) -> ToolResult
 
     sessions = context.resource(SESSIONS_RESOURCE, BrowserSessions)
     result = sessions.execute(_snippet(arguments), arguments.timeout, arguments.description)
-    value, note = bounded(result.result)
     return ToolResult.of(
-        _with_note(result.output, note),
+        result.output,
         *result.screenshots,
-        structured={"result": value, "ok": result.ok},
+        structured={"result": result.result, "ok": result.ok},
         is_error=not result.ok,
     )
-
-
-def _with_note(output: str, note: str | None) -> str:
-    return output if note is None else f"{output.rstrip()}\n{note}".lstrip()
 
 
 #: What the sandbox runs: one browser for the session, kept in the worker's globals.
 _SANDBOXED = """\
 import json as _vf_json
 from viewfinder.browser.registry import BrowserSessions as _VfSessions
-from viewfinder.browser.return_value import bounded as _vf_bounded
 if "_vf_browser" not in globals():
     _vf_browser = _VfSessions()
 _vf_result = _vf_browser.execute({code!r}, {timeout!r}, {description!r})
 for _vf_shot in _vf_result.screenshots:
     attach_image(_vf_shot.data)
-_vf_value, _vf_note = _vf_bounded(_vf_result.result)
 print({marker!r} + _vf_json.dumps({{
-    "output": _vf_result.output, "result": _vf_value, "ok": _vf_result.ok,
-    "note": _vf_note}}, default=repr))
-del _vf_result, _vf_value, _vf_note
+    "output": _vf_result.output, "result": _vf_result.result, "ok": _vf_result.ok}},
+    default=repr))
+del _vf_result
 """
 
 
@@ -92,7 +84,7 @@ def _sandboxed(arguments: BrowserToolInput, sandbox: Any) -> ToolResult:
         if line.startswith(_RESULT_MARKER):
             try:
                 report = json.loads(line[len(_RESULT_MARKER) :])
-            except ValueError:  # cut short: what the snippet printed filled the output
+            except ValueError:  # cut short: the run's output was over its limit
                 report = None
     if report is None:
         detail = (run.stderr or run.stdout).strip()[-2000:]
@@ -101,7 +93,7 @@ def _sandboxed(arguments: BrowserToolInput, sandbox: Any) -> ToolResult:
             f"(exit code {run.exit_code}): {detail or 'no output'}"
         )
     return ToolResult.of(
-        _with_note(report["output"], report.get("note")),
+        report["output"],
         *run.screenshots,
         structured={"result": report["result"], "ok": report["ok"]},
         is_error=not report["ok"],
