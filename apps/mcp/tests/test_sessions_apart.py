@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from viewfinder.codeenv.tools import RUN_CODE_DESCRIPTION
 from viewfinder.mcp.testing import HttpServer, text_of
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -84,6 +85,9 @@ def test_a_session_cannot_read_another_sessions_recording(server: HttpServer) ->
         seen = json.loads(line)
         assert seen.pop("public") == "anyone"
         assert set(seen.values()) == {"PermissionError"}, seen
+        # which is what the tool tells the model
+        assert "can read what every user of this machine may read" in RUN_CODE_DESCRIPTION
+        assert "not other sessions' files" in RUN_CODE_DESCRIPTION
     finally:
         alice.close()
         bob.close()
