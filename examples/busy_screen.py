@@ -5,12 +5,17 @@ rectangle at (100, 100)-(300, 200) in screen pixels. The MCP tests and
 screens, not of flat test cards.
 
     python examples/busy_screen.py          # fills the display it runs on, until closed
+    python examples/busy_screen.py --tick   # and changes a corner 10 times a second
+
+``--tick`` keeps the screen changing (as a clock or a video would), so a tool that
+serves an unchanged screen from a cache does the full work of a new frame each time.
 """
 
 from __future__ import annotations
 
 import io
 import random
+import sys
 import tkinter as tk
 
 from PIL import Image, ImageDraw, ImageFilter
@@ -47,6 +52,16 @@ def main() -> None:
     picture(width, height).save(buffer, format="PPM")
     photo = tk.PhotoImage(data=buffer.getvalue(), format="PPM")
     tk.Label(root, image=photo, borderwidth=0).place(x=0, y=0)
+    if "--tick" in sys.argv[1:]:
+        corner = tk.Frame(root, width=32, height=32)
+        corner.place(x=width - 32, y=height - 32)
+        colours = ["#ff0000", "#00ff00"]
+
+        def tick(step: int = 0) -> None:
+            corner.configure(bg=colours[step % 2])
+            root.after(100, tick, step + 1)
+
+        tick()
     root.mainloop()
 
 
