@@ -22,7 +22,14 @@ import pytest
 from Xlib import display as xdisplay
 
 from viewfinder.core.testing import wait_until
-from viewfinder.mcp.testing import StdioServer, close_to, images_of, text_of, viewfinder_command
+from viewfinder.mcp.testing import (
+    StdioServer,
+    close_to,
+    free_display_name,
+    images_of,
+    text_of,
+    viewfinder_command,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 MAX_LINE = 64 * 1024 * 1024
@@ -227,12 +234,7 @@ def test_a_cancelled_wait_or_hold_key_ends_and_the_next_call_is_answered(
 
 @pytest.fixture
 def free_display() -> str:
-    number = next(
-        n
-        for n in range(841, 941)
-        if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists()
-    )
-    return f":{number}"
+    return free_display_name(841)
 
 
 def _xvfb(display: str, colour: int) -> tuple[subprocess.Popen[bytes], Any]:
