@@ -4,12 +4,13 @@ The result budget (:mod:`viewfinder.core.result_budget`) shrinks or re-encodes a
 that is over its client's limits; the image as the tool made it is written here, in the
 session's folder (``.viewfinder-full-size/N.png``, for the server's user alone), and the result
 links it as ``viewfinder://session/full-size/N.png``, which ``resources/read`` serves.
-Only the newest :data:`KEPT` are kept: an agent that takes a screenshot a second does
-not fill the disk.
+Only the newest :data:`KEPT` are kept, and all are removed when the session ends: an
+agent that takes a screenshot a second does not fill the disk.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import threading
@@ -51,6 +52,14 @@ class FullSizeImages:
             f"the image at full size, {shot.width}x{shot.height} {shot.format.upper()} "
             f"({len(shot.data)} bytes)",
         )
+
+    def clear(self) -> None:
+        """Remove the kept images and their folder (the session ended: no link works)."""
+        with self._lock:
+            for path in self.folder.glob("*"):
+                path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                self.folder.rmdir()
 
     def read(self, uri: str) -> tuple[bytes, str] | None:
         """The bytes and MIME type of the kept image ``uri`` names; None if it has none."""

@@ -178,6 +178,10 @@ class McpSession:
         self.cancel()
         self._teardown()
         self._thread.shutdown(wait=False, cancel_futures=True)
+        try:
+            self.full_size.clear()
+        except OSError:
+            log.exception("session %s: removing its full-size images failed", self.key)
 
     async def aclose(self) -> None:
         """:meth:`close` off the event loop."""
