@@ -2,10 +2,12 @@
 
 Built on the SDK's low-level :class:`mcp.server.Server`: the tools are not Python
 functions to decorate but the registry's :class:`viewfinder.core.Tool` objects, whose
-names, descriptions and JSON schemas are listed as they are, and whose results
-(:class:`~viewfinder.core.ToolResult`) map one to one onto MCP's: text as text content,
-images as image content (base64 and a MIME type), ``structured`` as structured content,
-``is_error`` as ``isError``. A call never fails the request: an unknown tool, arguments
+names and descriptions are listed as they are (their JSON schemas with every ``$ref``
+inlined), and whose results (:class:`~viewfinder.core.ToolResult`), once the session
+fitted them to its client's budget (:meth:`McpSession.fit
+<viewfinder.mcp.session.McpSession.fit>`), map one to one onto MCP's: text as text
+content, images as image content (base64 and a MIME type), links to full-size images
+as ``resource_link``, ``structured`` as structured content, ``is_error`` as ``isError``. A call never fails the request: an unknown tool, arguments
 that do not fit, a desktop that cannot start or a tool that raises all come back as a
 result with ``isError`` set and a message saying what was wrong.
 """

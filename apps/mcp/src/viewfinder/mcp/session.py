@@ -45,17 +45,17 @@ log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
 #: ``ToolContext.values`` keys: the scaling target the ``computer`` tool reads, and the
-#: session's Desktop (the code env's ``DISPLAY_VALUE`` holds its Display).
+#: session's Desktop (the code env's ``DISPLAY_VALUE`` holds its Display). The session's
+#: cancel event is under the desktop tools' ``CANCEL_VALUE``: set when the client cancels
+#: the call in progress, cleared as each call begins.
 TARGET_VALUE = "target"
 DESKTOP_VALUE = "desktop"
-#: (The session's cancel event is under ``CANCEL_VALUE``: set when the client cancels the
-#: call in progress, cleared as each call begins.)
 #: Parameters by which a tool lets its caller choose the size of the image it returns;
 #: a call that sets none of them gets the server's ``--max-size``.
 SIZE_PARAMETERS = ("max_width", "max_height")
+SIZE_CHOICES = ("max_width", "max_height", "scale")
 #: The folder (in the session's) of the full-size images results link.
 FULL_SIZE_FOLDER = ".viewfinder-full-size"
-SIZE_CHOICES = ("max_width", "max_height", "scale")
 
 
 class SessionClosedError(ToolError):
