@@ -8,9 +8,9 @@ fitted them to its client's budget (:meth:`McpSession.fit
 <viewfinder.mcp.session.McpSession.fit>`), map one to one onto MCP's: text as text
 content, images as image content (base64 and a MIME type), links to full-size images
 as ``resource_link``, ``structured`` as structured content, ``is_error`` as ``isError``.
-A call never fails the request: an unknown tool, arguments
-that do not fit, a desktop that cannot start or a tool that raises all come back as a
-result with ``isError`` set and a message saying what was wrong.
+A call never fails the request: an unknown tool, arguments that do not fit, a desktop
+that cannot start or a tool that raises all come back as a result with ``isError`` set
+and a message saying what was wrong.
 """
 
 from __future__ import annotations
