@@ -23,6 +23,7 @@ from Xlib import display as xdisplay
 
 from viewfinder.core.testing import wait_until
 from viewfinder.mcp.testing import (
+    HttpServer,
     StdioServer,
     close_to,
     free_display_name,
@@ -183,6 +184,20 @@ def test_resources_say_they_change_and_notify_when_a_recording_comes_and_goes(
     assert again["result"]["isError"] and "resume" not in text
     assert "r already holds a recording" in text and "give another folder" in text
     assert server.notifications.count(changed) == 2  # nothing came or went
+
+
+def test_a_second_sigterm_keeps_exit_status_143_over_http_too(tmp_path: Path) -> None:
+    server = HttpServer(tmp_path, "--size", "800x600", cwd=ROOT)
+    connection = server.connect()
+    try:
+        assert not connection.call("screenshot").is_error
+    finally:
+        connection.close()
+    server.process.send_signal(signal.SIGTERM)
+    time.sleep(0.3)  # the moment of the second signal is the point of the test
+    server.process.send_signal(signal.SIGTERM)
+    assert server.process.wait(60) == 143, server.log()
+    assert "stopped;" in server.log()
 
 
 def _keys_down(display: str) -> bool:
