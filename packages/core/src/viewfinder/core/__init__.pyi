@@ -3,6 +3,7 @@
 from .backend import Availability, CaptureBackend
 from .capture import BackendSpec, acapture, backend_specs, capture, get_backend, resolve_backend
 from .element import Element, ElementTree
+from .element_snapshot import set_of_mark, snapshot_text
 from .element_sources import (
     ElementSource,
     ElementSourceError,
@@ -163,6 +164,8 @@ __all__ = [
     "reset_plugin_manager",
     "resolve_backend",
     "session_providers",
+    "set_of_mark",
+    "snapshot_text",
     "tool_registry",
     "unregister_plugin",
 ]
