@@ -123,7 +123,7 @@ def test_the_best_source_is_picked_by_its_options(form_source: None) -> None:
 
 
 def test_an_unknown_source_is_a_typed_error_listing_the_registered(form_source: None) -> None:
-    with pytest.raises(UnknownElementSourceError, match="'nope'.*form"):
+    with pytest.raises(UnknownElementSourceError, match=r"'nope'.*form"):
         elements("nope")
 
 
@@ -134,7 +134,7 @@ def test_a_plugin_that_registers_junk_is_named(viewfinder_plugin: Register) -> N
             register("junk", 42)
 
     viewfinder_plugin(NotCallable(), name="junk-plugin")
-    with pytest.raises(PluginError, match="junk-plugin.*not callable"):
+    with pytest.raises(PluginError, match=r"junk-plugin.*not callable"):
         element_sources()
 
 
@@ -145,7 +145,7 @@ def test_a_factory_that_makes_no_source_is_named(viewfinder_plugin: Register) ->
             register("string", lambda: "a tree")
 
     viewfinder_plugin(MakesAString(), name="string-plugin")
-    with pytest.raises(PluginError, match="string-plugin.*not a viewfinder"):
+    with pytest.raises(PluginError, match=r"string-plugin.*not a viewfinder"):
         elements("string")
 
 

@@ -20,7 +20,7 @@ from jeepney.bus_messages import message_bus
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
 from jeepney.low_level import HeaderFields, Message
 
-from viewfinder.core.element_sources import ElementNode
+from viewfinder.core.element_sources import ElementNode, ElementSourceError
 from viewfinder.core.geometry import Region
 
 ACCESSIBLE = "org.a11y.atspi.Accessible"
@@ -42,7 +42,7 @@ _STATE_NAMES = [
 _SCREEN_COORDINATES = 0
 
 
-class AtspiTimeoutError(TimeoutError):
+class AtspiTimeoutError(ElementSourceError, TimeoutError):
     """The tree was not read within the deadline (an app that stopped answering)."""
 
 
