@@ -55,6 +55,7 @@ class CdpElementSource(ElementSource):
         super().__init__()
         self.screen = screen
         self.timeout = timeout
+        self._fills_window = False
         self.backend = CdpBackend(
             url=url, cdp_url=cdp_url, width=width, height=height, timeout=timeout
         )
@@ -72,12 +73,19 @@ class CdpElementSource(ElementSource):
 
     async def _aread(self) -> ElementRead:
         session = await self.backend._ensure_started()
+        placement = await session.evaluate(_PLACEMENT, timeout=self.timeout)
+        on_screen = not placement[0] if self.screen is None else self.screen
+        if on_screen and not self._fills_window:
+            # The page was opened with an emulated viewport size, drawn at the corner of
+            # the window and reported as the window's inner size: on a screen the page
+            # must be the window's own for the window's bars to be measured.
+            await session.call("Emulation.clearDeviceMetricsOverride", timeout=self.timeout)
+            self._fills_window = True
+            placement = await session.evaluate(_PLACEMENT, timeout=self.timeout)
         tree = await session.call("Accessibility.getFullAXTree", timeout=self.timeout)
         snapshot = await session.call(
             "DOMSnapshot.captureSnapshot", {"computedStyles": []}, timeout=self.timeout
         )
-        placement = await session.evaluate(_PLACEMENT, timeout=self.timeout)
-        on_screen = not placement[0] if self.screen is None else self.screen
         frame = await _viewport(session, self.timeout)
         mapping = _Mapping(frame, placement if on_screen else None)
         boxes = _boxes(snapshot)
