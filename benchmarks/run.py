@@ -34,6 +34,7 @@ BENCHMARKS = [
     "viewer",
     "mcp",
     "scale",
+    "elements",
 ]
 DOC = ROOT / "docs" / "benchmarks.md"
 MARKER = "<!-- section: {} -->"
