@@ -71,6 +71,10 @@ class CdpElementSource(ElementSource):
     def _read(self) -> ElementRead:
         return self.backend.run(self._aread())
 
+    def close(self) -> None:
+        """Close the page, and the browser when this source launched it."""
+        self.backend.close()
+
     async def _aread(self) -> ElementRead:
         session = await self.backend._ensure_started()
         placement = await session.evaluate(_PLACEMENT, timeout=self.timeout)
