@@ -90,17 +90,19 @@ def gtk_samples(repeat: int) -> tuple[dict[str, list[float]], ElementTree]:
 
 def page_samples(repeat: int) -> tuple[dict[str, list[float]], ElementTree]:
     samples: dict[str, list[float]] = {"cdp, tree and boxes": [], "accessibility tree alone": []}
-    with serve_pages({"/page": page_of_200()}) as base:
-        with CdpElementSource(url=f"{base}/page", width=1280, height=4000) as source:
-            tree = source.read()
-            session = source.backend.session
+    with (
+        serve_pages({"/page": page_of_200()}) as base,
+        CdpElementSource(url=f"{base}/page", width=1280, height=4000) as source,
+    ):
+        tree = source.read()
+        session = source.backend.session
 
-            def tree_alone() -> None:
-                source.backend.run(session.call("Accessibility.getFullAXTree"))
+        def tree_alone() -> None:
+            source.backend.run(session.call("Accessibility.getFullAXTree"))
 
-            for _ in range(repeat):
-                samples["cdp, tree and boxes"].append(timed(source.read))
-                samples["accessibility tree alone"].append(timed(tree_alone))
+        for _ in range(repeat):
+            samples["cdp, tree and boxes"].append(timed(source.read))
+            samples["accessibility tree alone"].append(timed(tree_alone))
     return samples, tree
 
 

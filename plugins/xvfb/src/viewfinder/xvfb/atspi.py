@@ -40,6 +40,8 @@ _STATE_NAMES = [
     "has popup", "read only",
 ]  # fmt: skip
 _SCREEN_COORDINATES = 0
+#: One question: (bus name, object path), interface, method or property, signature, body.
+Question = tuple[tuple[str, str], str, str, str | None, tuple[Any, ...]]
 
 
 class AtspiTimeoutError(ElementSourceError, TimeoutError):
@@ -134,7 +136,7 @@ class AtspiReader:
 
     def _describe(self, level: list[_Object], *, placed: bool) -> None:
         # an application object has no place on the screen (asking makes GTK complain)
-        questions = []
+        questions: list[Question] = []
         for item in level:
             address = (item.bus_name, item.path)
             questions += [
@@ -161,7 +163,7 @@ class AtspiReader:
         )
 
     def _read_values(self, holders: list[_Object]) -> None:
-        questions = []
+        questions: list[Question] = []
         for item in holders:
             address = (item.bus_name, item.path)
             if TEXT in item.interfaces:
@@ -174,9 +176,7 @@ class AtspiReader:
             elif answer:
                 item.node.value = str(answer[0][1])
 
-    def _ask(
-        self, questions: list[tuple[tuple[str, str], str, str, str | None, tuple[Any, ...]]]
-    ) -> list[Any]:
+    def _ask(self, questions: list[Question]) -> list[Any]:
         messages = []
         for (bus_name, path), interface, method, signature, body in questions:
             if interface == "Properties":  # a property of the Accessible
