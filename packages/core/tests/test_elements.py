@@ -14,6 +14,7 @@ import pytest
 from PIL import Image
 
 from viewfinder.core import (
+    BackendOptionError,
     Element,
     ElementSourceError,
     ElementTree,
@@ -118,7 +119,7 @@ def test_the_best_source_is_picked_by_its_options(form_source: None) -> None:
     # an option no source takes
     with pytest.raises(ElementSourceError, match="no element source can read here"):
         elements(colour="red")
-    with pytest.raises(ElementSourceError, match="takes no option colour"):
+    with pytest.raises(BackendOptionError, match="element source 'form' takes no option 'colour'"):
         elements("form", colour="red")
 
 

@@ -13,8 +13,6 @@ stay the same for the same elements::
 
 from __future__ import annotations
 
-import functools
-import inspect
 import logging
 import os
 from abc import ABC, abstractmethod
@@ -23,11 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, cast
 
 from viewfinder.core.backend import Availability
+from viewfinder.core.capture import BackendSpec, registered_specs
 from viewfinder.core.element import Element, ElementTree
-from viewfinder.core.errors import PluginError, ViewfinderError
+from viewfinder.core.errors import ViewfinderError
 from viewfinder.core.geometry import Region
-from viewfinder.core.plugins import hook_per_plugin
-from viewfinder.core.providers import import_path
 
 log = logging.getLogger(__name__)
 
@@ -169,109 +166,29 @@ class ElementSource(ABC):
 SourceFactory = Callable[..., ElementSource]
 
 
-@dataclass(frozen=True)
-class ElementSourceSpec:
-    """A registered source: its name, factory (or its import path) and plugin."""
+class ElementSourceSpec(BackendSpec):
+    """A registered element source: its name, factory (or its import path) and plugin.
 
-    name: str
-    target: SourceFactory | str
-    plugin: str
+    Options, priority and availability are read from the factory as for a capture
+    backend (:class:`~viewfinder.core.BackendSpec`).
+    """
 
-    @functools.cached_property
-    def factory(self) -> SourceFactory:
-        """The factory (imported now when it was registered by import path)."""
-        if not isinstance(self.target, str):
-            return self.target
-        try:
-            return cast(SourceFactory, import_path(self.target, "element source"))
-        except ImportError as exc:
-            raise PluginError(
-                f"element source {self.name!r} of plugin {self.plugin!r} cannot be loaded: "
-                f"{exc}; reinstall the plugin, or skip it with "
-                f"VIEWFINDER_DISABLE_PLUGINS={self.plugin}"
-            ) from exc
-
-    @property
-    def priority(self) -> int:
-        return int(getattr(self.factory, "priority", 0))
-
-    def options(self) -> tuple[list[str], bool]:
-        """The keyword options the factory takes, and whether it takes any (``**kwargs``)."""
-        try:
-            parameters = inspect.signature(self.factory).parameters.values()
-        except (TypeError, ValueError):
-            return [], True
-        names = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-        return names, any(p.kind is p.VAR_KEYWORD for p in parameters)
+    kind = "element source"
+    product = ElementSource
+    product_hint = "subclass viewfinder.core.element_sources.ElementSource and implement _read()"
 
     def takes(self, options: dict[str, Any]) -> bool:
         accepted, takes_any = self.options()
         return takes_any or not set(options) - set(accepted)
 
-    def availability(self, **options: Any) -> Availability:
-        check = getattr(self.factory, "availability", None)
-        if check is None:
-            return Availability.yes()
-        try:
-            return cast(Availability, check(**options))
-        except Exception as exc:  # a broken check must not hide the other sources
-            return Availability.no(f"availability check failed: {exc!r}")
-
     def create(self, **options: Any) -> ElementSource:
-        """A source made by the factory, checked to be one."""
-        if not self.takes(options):
-            accepted, _ = self.options()
-            unknown = sorted(set(options) - set(accepted))
-            raise ElementSourceError(
-                f"element source {self.name!r} takes no option {', '.join(unknown)}; "
-                f"its options: {', '.join(accepted) or 'none'}"
-            )
-        try:
-            instance = self.factory(**options)
-        except ViewfinderError:
-            raise
-        except Exception as exc:
-            raise PluginError(
-                f"element source {self.name!r} of plugin {self.plugin!r} failed to start: {exc!r}"
-            ) from exc
-        if not isinstance(instance, ElementSource):
-            raise PluginError(
-                f"element source {self.name!r} of plugin {self.plugin!r} made a "
-                f"{type(instance).__name__}, not a viewfinder.core.element_sources.ElementSource"
-            )
-        return instance
+        """A source made by the factory, checked to be an :class:`ElementSource`."""
+        return cast(ElementSource, super().create(**options))
 
 
 def element_sources() -> dict[str, ElementSourceSpec]:
     """Every registered element source by name, asking the plugins afresh."""
-    found: dict[str, ElementSourceSpec] = {}
-    for plugin, hook in hook_per_plugin(HOOK):
-
-        def register(name: str, factory: SourceFactory | str, _plugin: str = plugin) -> None:
-            if isinstance(factory, str) and ":" not in factory:
-                raise PluginError(
-                    f"plugin {_plugin!r} registered element source {name!r} as {factory!r}, "
-                    "which is neither a factory nor an import path 'package.module:Class'"
-                )
-            if not isinstance(factory, str) and not callable(factory):
-                raise PluginError(
-                    f"plugin {_plugin!r} registered element source {name!r} with "
-                    f"{factory!r}, which is not callable"
-                )
-            if name in found and found[name].plugin != _plugin:
-                raise PluginError(
-                    f"element source {name!r} is registered by both {found[name].plugin!r} "
-                    f"and {_plugin!r}; disable one with VIEWFINDER_DISABLE_PLUGINS"
-                )
-            found[name] = ElementSourceSpec(name=name, target=factory, plugin=_plugin)
-
-        try:
-            hook(register=register)
-        except ViewfinderError:
-            raise
-        except Exception:  # one plugin's bug must not hide the other sources
-            log.exception("plugin %r raised in %s; its sources are left out", plugin, HOOK)
-    return found
+    return registered_specs(HOOK, "element source", ElementSourceSpec)
 
 
 def resolve_element_source(name: str | None = None, **options: Any) -> ElementSourceSpec:
