@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from viewfinder.core.web_access import is_loopback
+from viewfinder.core.web_access import InvalidTokenError, checked_token, is_loopback
 from viewfinder.viewer.errors import ViewerSettingsError
 
 TOKEN_ENV = "VIEWFINDER_VIEWER_TOKEN"
@@ -43,8 +43,10 @@ class ViewerSettings:
     live_fps: float = 30.0
 
     def __post_init__(self) -> None:
-        if self.token is not None and len(self.token) < 8:
-            raise ViewerSettingsError("the token must be at least 8 characters long")
+        try:
+            object.__setattr__(self, "token", checked_token(self.token))
+        except InvalidTokenError as exc:
+            raise ViewerSettingsError(str(exc)) from None
         if not is_loopback(self.host) and not self.token:
             raise ViewerSettingsError(
                 f"listening on {self.host} lets other machines see these files and screens; "
