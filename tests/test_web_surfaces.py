@@ -9,14 +9,18 @@ guard's rules one ASGI call at a time in packages/core/tests/test_web_access.py.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.web_surfaces import SURFACES, TOKEN, Surface, handshake, passed_the_guard, running
+from tests.web_surfaces import (  # fixtures are used by name
+    TOKEN,
+    Surface,
+    handshake,
+    passed_the_guard,
+)
 from viewfinder.xvfb import Display
 
 FOREIGN_HOSTS = ("evil.example", "rebind.test:{port}", "127.0.0.1.nip.io:{port}")
@@ -26,32 +30,6 @@ FOREIGN_ORIGINS = (
     "http://127.0.0.1:{other}",
     "http://localhost:{port}",
 )
-
-
-@pytest.fixture(scope="module")
-def display() -> Iterator[Display]:
-    with Display(640, 480) as started:
-        yield started
-
-
-@pytest.fixture(scope="module", params=SURFACES)
-def surface(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, display: Display
-) -> Iterator[Surface]:
-    """Each surface as a user starts it on loopback: no token."""
-    folder = tmp_path_factory.mktemp(request.param)
-    with running(request.param, folder, display.name) as started:
-        yield started
-
-
-@pytest.fixture(scope="module", params=SURFACES)
-def with_token(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, display: Display
-) -> Iterator[Surface]:
-    """Each surface with a token."""
-    folder = tmp_path_factory.mktemp(f"{request.param}-token")
-    with running(request.param, folder, display.name, token=TOKEN) as started:
-        yield started
 
 
 def _filled(template: str, surface: Surface) -> str:

@@ -24,6 +24,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+import pytest
+
+from viewfinder.xvfb import Display
 
 ROOT = Path(__file__).resolve().parents[1]
 SURFACES = ("viewer", "serve-code", "serve-desktop", "mcp-http")
@@ -245,6 +248,32 @@ def _mcp_http(folder: Path, display: str, token: str | None) -> Iterator[Surface
         )
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def display() -> Iterator[Display]:
+    with Display(640, 480) as started:
+        yield started
+
+
+@pytest.fixture(scope="module", params=SURFACES)
+def surface(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, display: Display
+) -> Iterator[Surface]:
+    """Each surface as a user starts it on loopback: no token."""
+    folder = tmp_path_factory.mktemp(request.param)
+    with running(request.param, folder, display.name) as started:
+        yield started
+
+
+@pytest.fixture(scope="module", params=SURFACES)
+def with_token(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, display: Display
+) -> Iterator[Surface]:
+    """Each surface with a token."""
+    folder = tmp_path_factory.mktemp(f"{request.param}-token")
+    with running(request.param, folder, display.name, token=TOKEN) as started:
+        yield started
 
 
 def passed_the_guard(response: httpx.Response) -> bool:
