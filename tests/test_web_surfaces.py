@@ -18,10 +18,15 @@ import pytest
 from tests.web_surfaces import (  # fixtures are used by name
     TOKEN,
     Surface,
+    display,
     handshake,
     passed_the_guard,
+    surface,
+    with_token,
 )
 from viewfinder.xvfb import Display
+
+__all__ = ["display", "surface", "with_token"]
 
 FOREIGN_HOSTS = ("evil.example", "rebind.test:{port}", "127.0.0.1.nip.io:{port}")
 FOREIGN_ORIGINS = (

@@ -20,13 +20,17 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.web_surfaces import Surface, display, surface  # fixtures are used by name
+from tests.web_surfaces import (  # fixtures are used by name
+    Surface,
+    display,
+    surface,
+)
 from viewfinder.cdp.testing import serve_pages
+
+__all__ = ["display", "surface"]
 
 CHROMIUM = "/usr/bin/chromium"
 REBIND = "rebind.test"
-
-__all__ = ["display", "surface"]
 
 #: A page of another origin: opens a WebSocket to ``TARGET`` and says what happened.
 HIJACK = """<!doctype html><title>attacker</title><script>
