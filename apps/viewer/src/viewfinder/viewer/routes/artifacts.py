@@ -57,8 +57,6 @@ async def artifact(request: Request, artifact_id: ArtifactId = ".") -> Response:
         loaded: LoadedArtifact = await asyncio.to_thread(catalog.load, artifact_id)
     except (RefusedPathError, UnknownArtifactError) as exc:
         return _refusal(exc)
-    if loaded.view.live is not None:
-        request.app.state.displays.saw(loaded.view.live)
     body = await asyncio.to_thread(loaded.view.model_dump_json)
     return Response(body, media_type="application/json")
 
