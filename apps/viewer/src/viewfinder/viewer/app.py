@@ -72,6 +72,7 @@ def create_app(settings: ViewerSettings) -> FastAPI:
         finally:
             await state.feeds.close()
             state.inputs.close()
+            state.thumbnails.close()
 
     app = FastAPI(
         title="viewfinder view",
