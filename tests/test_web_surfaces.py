@@ -192,3 +192,29 @@ def _basic(token: str) -> str:
     import base64
 
     return "Basic " + base64.b64encode(f"anyone:{token}".encode()).decode()
+
+
+def test_every_server_in_the_sources_serves_only_guarded_apps() -> None:
+    """Walks the sources: whatever builds a web app builds it with ``guard``, and whatever
+    hands one to uvicorn passes it through ``require_guard`` (a new app cannot skip it)."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    sources = [
+        path
+        for folder in ("packages", "plugins", "apps")
+        for path in (root / folder).glob("*/src/viewfinder/**/*.py")
+        if path.name != "testing.py"
+    ]
+    builds, serves = [], []
+    for path in sources:
+        text = path.read_text()
+        if re.search(r"\b(FastAPI|Starlette)\(", text):
+            builds.append(path.name)
+            assert re.search(r"\bguard\(", text), f"{path} builds an app without guard()"
+        if re.search(r"\buvicorn\.Config\(", text):
+            serves.append(path.name)
+            assert "require_guard(" in text, f"{path} serves an app without require_guard()"
+    # the viewer, the server and the MCP server: found, so the walk looked where they are
+    assert sorted(builds) == ["app.py", "app.py", "http.py"], builds
+    assert sorted(serves) == ["app.py", "http.py", "local.py"], serves
