@@ -218,3 +218,30 @@ def test_every_server_in_the_sources_serves_only_guarded_apps() -> None:
     # the viewer, the server and the MCP server: found, so the walk looked where they are
     assert sorted(builds) == ["app.py", "app.py", "http.py"], builds
     assert sorted(serves) == ["app.py", "http.py", "local.py"], serves
+
+
+@pytest.mark.parametrize(
+    ("command", "variable"),
+    [
+        (["view", "--no-open", "--live", ":1"], "VIEWFINDER_VIEWER_TOKEN"),
+        (["serve"], "VIEWFINDER_SERVER_TOKEN"),
+        (["mcp", "--http"], "VIEWFINDER_MCP_TOKEN"),
+    ],
+)
+@pytest.mark.parametrize(
+    ("token", "said"), [("   ", "empty or only spaces"), (" short\t", "this one has 5")]
+)
+def test_a_token_no_client_can_send_is_refused_at_startup(
+    command: list[str], variable: str, token: str, said: str
+) -> None:
+    """From the environment, where a stray space is easy to leave (nothing starts)."""
+    from typer.testing import CliRunner
+
+    from viewfinder.cli.app import build_app
+
+    result = CliRunner().invoke(
+        build_app(), [*command, "--host", "0.0.0.0", "--port", "1"], env={variable: token}
+    )
+    assert result.exit_code in (1, 2), result.output
+    output = " ".join(result.output.split())
+    assert said in output and "at least 8 characters" in output, output

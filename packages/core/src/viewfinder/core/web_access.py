@@ -1,10 +1,9 @@
 """Who may use a viewfinder app served over HTTP: one guard in front of every web surface.
 
-``viewfinder serve``, ``viewfinder mcp --http`` and ``viewfinder view`` (with its live
-view) listen on loopback by default, where every web page the user opens can reach
-them. :class:`WebGuard` is the one ASGI middleware (the standard library only, so core
-depends on no web framework) that stands in front of each of them; nothing reaches a
-route without passing it:
+``viewfinder serve``, ``mcp --http`` and ``view`` listen on loopback, where every web
+page the user opens can reach them. :class:`WebGuard`, a plain ASGI middleware (the
+standard library only), stands in front of each; nothing reaches a route without it
+(docs/security.md):
 
 - **Host allow-list** (DNS rebinding): the ``Host`` must name a loopback address
   (``127.0.0.0/8``, ``::1``, ``localhost``) or the address the app listens on; anything
@@ -27,9 +26,8 @@ route without passing it:
   Tokens are stripped and at least :data:`MIN_TOKEN_LENGTH` characters long.
 
 A refused WebSocket handshake gets the HTTP status (the ASGI denial-response extension)
-or, where the server lacks it, a close with code 1008. Apps are built with
-:func:`guard` and served only through :func:`require_guard`, so an app without the
-guard cannot be served.
+or else a close with code 1008. Apps are built with :func:`guard` and served only
+through :func:`require_guard`: an app without the guard cannot be served.
 """
 
 from __future__ import annotations
