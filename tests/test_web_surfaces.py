@@ -53,33 +53,33 @@ def test_the_apps_own_requests_pass(surface: Surface) -> None:
         assert handshake(surface, path, origin=surface.origin) == 101
 
 
-@pytest.mark.parametrize("host", FOREIGN_HOSTS)
-def test_a_foreign_host_is_refused(surface: Surface, host: str) -> None:
-    """DNS rebinding: a name of the attacker's that resolves to 127.0.0.1."""
-    host = _filled(host, surface)
+#: (header, value, the guard's answer, what its reason says)
+ATTACKS = [
+    *(("host", host, 421, "127.0.0.1") for host in FOREIGN_HOSTS),
+    *(("origin", origin, 403, "other origins") for origin in FOREIGN_ORIGINS),
+]
+
+
+@pytest.mark.parametrize(("header", "value", "status", "said"), ATTACKS)
+def test_a_foreign_host_or_origin_is_refused_on_http(
+    surface: Surface, header: str, value: str, status: int, said: str
+) -> None:
+    """A foreign Host: DNS rebinding (a name of the attacker's resolving to 127.0.0.1);
+    a foreign, other-port or ``null`` Origin: a page of another site."""
     for call in (surface.read, surface.change):
-        refused = surface.send(call, host=host)
-        assert refused.status_code == 421, (call, refused.status_code, refused.text)
-        assert "127.0.0.1" in refused.text
-    for path in surface.sockets:
-        assert handshake(surface, path, host=host) == 421
+        refused = surface.send(call, **{header: _filled(value, surface)})
+        assert refused.status_code == status, (call, refused.status_code, refused.text)
+        assert said in refused.text
 
 
-@pytest.mark.parametrize("origin", FOREIGN_ORIGINS)
-def test_a_foreign_or_null_origin_is_refused_on_http(surface: Surface, origin: str) -> None:
-    origin = _filled(origin, surface)
-    for call in (surface.read, surface.change):
-        refused = surface.send(call, origin=origin)
-        assert refused.status_code == 403, (call, refused.status_code, refused.text)
-        assert "other origins" in refused.text
-
-
-@pytest.mark.parametrize("origin", FOREIGN_ORIGINS)
-def test_a_foreign_or_null_origin_is_refused_on_websockets(surface: Surface, origin: str) -> None:
+@pytest.mark.parametrize(("header", "value", "status", "said"), ATTACKS)
+def test_a_foreign_host_or_origin_is_refused_on_websockets(
+    surface: Surface, header: str, value: str, status: int, said: str
+) -> None:
     """Cross-site WebSocket hijacking: a handshake carries cookies and no CORS. Every
     handshake is checked, also to a path without a socket (``mcp --http`` has none)."""
     for path in surface.sockets or (surface.page,):
-        assert handshake(surface, path, origin=_filled(origin, surface)) == 403
+        assert handshake(surface, path, **{header: _filled(value, surface)}) == status
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ Every one is refused; the rules themselves are in test_web_surfaces.py.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -60,31 +61,21 @@ def browser() -> Iterator[Any]:
     """A headless Chromium that resolves rebind.test to 127.0.0.1."""
     from playwright.sync_api import sync_playwright
 
+    flags = ["--no-sandbox", "--disable-gpu", "--headless"]
+    rebinding = f"--host-resolver-rules=MAP {REBIND} 127.0.0.1"
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--headless",
-                f"--host-resolver-rules=MAP {REBIND} 127.0.0.1",
-            ],
-        )
-        try:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=[*flags, rebinding])
+        with contextlib.closing(chromium):
             yield chromium
-        finally:
-            chromium.close()
 
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context()
-    opened = context.new_page()
-    opened.set_default_timeout(20000)
-    try:
+    """A page in a context of its own: no cookie or cache from another test."""
+    with contextlib.closing(browser.new_context()) as context:
+        opened = context.new_page()
+        opened.set_default_timeout(20000)
         yield opened
-    finally:
-        context.close()
 
 
 def test_a_rebound_name_reads_nothing(surface: Surface, page: Any) -> None:

@@ -145,8 +145,8 @@ def running(name: str, folder: Path, display: str, token: str | None = None) -> 
     """Surface ``name`` running on loopback until the block ends."""
     starters: dict[str, Callable[[Path, str, str | None], Any]] = {
         "viewer": _viewer,
-        "serve-code": _serve_code,
-        "serve-desktop": _serve_desktop,
+        "serve-code": lambda folder, display, token: _serve("code", token),
+        "serve-desktop": lambda folder, display, token: _serve("desktop", token),
         "mcp-http": _mcp_http,
     }
     with starters[name](folder, display, token) as surface:
@@ -189,39 +189,18 @@ def _server_settings(env: str, token: str | None) -> Any:
 
 
 @contextmanager
-def _serve_code(folder: Path, display: str, token: str | None) -> Iterator[Surface]:
+def _serve(env: str, token: str | None) -> Iterator[Surface]:
+    """``viewfinder serve --env ENV``: a code env resets on ``POST /reset``, a desktop
+    server lists its tools on ``POST /mcp``."""
     from viewfinder.server import LocalServer
 
-    with LocalServer(_server_settings("code", token)) as server:
+    tools_list = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    change = Call("POST", "/mcp", tools_list) if env == "desktop" else Call("POST", "/reset", {})
+    with LocalServer(_server_settings(env, token)) as server:
         yield Surface(
-            "serve-code",
-            server.base_url,
-            read=Call("GET", "/health"),
-            change=Call("POST", "/reset", {}),
-            sockets=("/ws",),
-            page="/health",
-            pages=False,
-            token=token,
-            app=server,
-        )
-
-
-@contextmanager
-def _serve_desktop(folder: Path, display: str, token: str | None) -> Iterator[Surface]:
-    from viewfinder.server import LocalServer
-
-    with LocalServer(_server_settings("desktop", token)) as server:
-        yield Surface(
-            "serve-desktop",
-            server.base_url,
-            read=Call("GET", "/health"),
-            change=Call("POST", "/mcp", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-            sockets=("/ws",),
-            page="/health",
-            pages=False,
-            token=token,
-            app=server,
-        )
+            f"serve-{env}", server.base_url, read=Call("GET", "/health"), change=change,
+            sockets=("/ws",), page="/health", pages=False, token=token, app=server,
+        )  # fmt: skip
 
 
 @contextmanager
