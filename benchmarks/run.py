@@ -32,6 +32,7 @@ BENCHMARKS = [
     "tui",
     "desktop",
     "viewer",
+    "viewer_memory",
     "mcp",
     "scale",
     "elements",
