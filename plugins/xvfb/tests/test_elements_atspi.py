@@ -189,3 +189,35 @@ def test_a_killed_owner_leaves_no_bus_behind() -> None:
     owner.wait(timeout=10)
     wait_until(lambda: not group_members(set(daemons)), "the buses and the registry to end")
     os.kill(xvfb, signal.SIGKILL)  # Xvfb itself is left to its own reaper: not this test's
+
+
+# Run as root (as the suite is), it becomes nobody, as a code env session's user would.
+OTHER_USER_CONNECTS = """
+import os, socket, sys
+os.setgid(65534); os.setuid(65534)
+for path in sys.argv[1:]:
+    try:
+        socket.socket(socket.AF_UNIX).connect(path)
+        print("connected", path)
+    except OSError as exc:
+        print(type(exc).__name__, path)
+"""
+
+
+def test_another_user_cannot_reach_the_buses(
+    gtk_display: tuple[Display, subprocess.Popen[str]],
+) -> None:
+    display, _ = gtk_display
+    bus = display.accessibility_bus
+    assert bus is not None and bus.address is not None and bus.session_address is not None
+    paths = [
+        address.split("unix:path=", 1)[1].split(",", 1)[0]
+        for address in (bus.address, bus.session_address)
+    ]
+    result = subprocess.run(
+        [sys.executable, "-c", OTHER_USER_CONNECTS, *paths],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.stdout.split("\n")[:2] == [f"PermissionError {path}" for path in paths]
