@@ -15,7 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from viewfinder.core import DisplayGoneError, Element, ElementTree, elements, get_element_source
+from viewfinder.core import (
+    DisplayGoneError,
+    Element,
+    ElementSourceError,
+    ElementTree,
+    elements,
+    get_element_source,
+)
 from viewfinder.core.testing import wait_until
 from viewfinder.xvfb import Display
 from viewfinder.xvfb.atspi import AtspiTimeoutError
@@ -135,6 +142,17 @@ def test_a_display_without_buses_gives_an_empty_tree_saying_how_to_start_them() 
 def test_a_display_that_is_not_there_is_a_typed_error() -> None:
     with pytest.raises(DisplayGoneError, match="not running"):
         elements("atspi", display=":3999")
+    with pytest.raises(DisplayGoneError, match="Bad display name"):
+        elements("atspi", display="garbage")
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [({"timeout": 0}, "timeout must be more than 0"), ({"max_elements": 0}, "max_elements")],
+)
+def test_bad_limits_are_typed_errors(options: dict[str, float], message: str) -> None:
+    with pytest.raises(ElementSourceError, match=message):
+        elements("atspi", display=":3999", **options)
 
 
 def group_members(groups: set[int]) -> set[int]:

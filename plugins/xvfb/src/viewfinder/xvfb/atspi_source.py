@@ -17,7 +17,12 @@ import Xlib.error
 from Xlib import X
 
 from viewfinder.core.backend import Availability
-from viewfinder.core.element_sources import ElementNode, ElementRead, ElementSource
+from viewfinder.core.element_sources import (
+    ElementNode,
+    ElementRead,
+    ElementSource,
+    ElementSourceError,
+)
 from viewfinder.xvfb.accessibility_bus import ROOT_PROPERTY
 from viewfinder.xvfb.connection import close_quietly, open_display
 from viewfinder.xvfb.windows import top_level_windows
@@ -49,7 +54,11 @@ class AtspiSource(ElementSource):
         super().__init__()
         chosen = display or os.environ.get("DISPLAY")
         if not chosen:
-            raise ValueError("no X display: pass display=':N' or set DISPLAY")
+            raise ElementSourceError("no X display: pass display=':N' or set DISPLAY")
+        if not timeout > 0:
+            raise ElementSourceError(f"timeout must be more than 0 seconds, got {timeout}")
+        if max_elements < 1:
+            raise ElementSourceError(f"max_elements must be 1 or more, got {max_elements}")
         self.display = chosen
         self.timeout = timeout
         self.max_elements = max_elements
