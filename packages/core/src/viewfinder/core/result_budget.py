@@ -365,7 +365,11 @@ def fit_result(
             if keep is not None:
                 links.append(_link(keep, part.image))
     if links:
-        notes.append("the full-size images are linked (read the resources to get them)")
+        notes.append(
+            "the full-size image is linked (read the resource to get it)"
+            if len(links) == 1
+            else "the full-size images are linked (read the resources to get them)"
+        )
     if notes:
         content.append(TextContent(text="; ".join(notes) + "."))
     return result.model_copy(update={"content": content + links, "structured": structured})
