@@ -218,10 +218,18 @@ def _videos(
         if not path.is_file():
             loaded.view.problem(f"video of run {number} ({video['file']}) is missing", "warning")
             continue
+        label = f"run {number}: {video['file']}"
+        if video.get("finished") is False:
+            label += " (cut off)"
+            loaded.view.problem(
+                f"the video of run {number} ({video['file']}) was not stopped: the recorder "
+                "was killed or still records; it plays up to its last whole second",
+                "warning",
+            )
         loaded.view.videos.append(
             VideoView(
                 url=video_url(artifact_id, len(loaded.videos)),
-                label=f"run {number}: {video['file']}",
+                label=label,
                 started_at=video.get("started_at"),
                 duration_s=video.get("duration_s"),
                 width=video.get("width"),
