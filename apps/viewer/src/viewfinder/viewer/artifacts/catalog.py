@@ -151,11 +151,11 @@ class Catalog:
         name = "." if artifact_id in ("", ".") else self.confined.relative(path)
         with self._lock:
             kept = self._loaded.get(name)
-        if kept is not None and _fresh(kept) and kept.view.kind != "cache":
+        if kept is not None and kept.fresh() and kept.view.kind != "cache":
             with self._lock:
                 self._loaded.move_to_end(name)
             return kept
-        loaded = self._read(path, name)
+        loaded = versioned(self._read(path, name))
         with self._lock:
             self._loaded[name] = loaded
             self._loaded.move_to_end(name)
@@ -169,7 +169,7 @@ class Catalog:
         name = "." if artifact_id in ("", ".") else self.confined.relative(path)
         with self._lock:
             kept = self._loaded.get(name)
-        return kept if kept is not None and _fresh(kept) else self.load(artifact_id)
+        return kept if kept is not None and kept.fresh() else self.load(artifact_id)
 
     def _read(self, path: Path, name: str) -> LoadedArtifact:
         if not path.exists():
@@ -213,12 +213,18 @@ class Catalog:
         return loaded
 
 
-def _fresh(loaded: LoadedArtifact) -> bool:
-    for name, stamp in loaded.stamps.items():
-        try:
-            stat = os.stat(name)
-        except OSError:
-            return False
-        if (stat.st_mtime, stat.st_size) != stamp:
-            return False
-    return True
+def versioned(loaded: LoadedArtifact) -> LoadedArtifact:
+    """Put the artifact's version in its frame and video URLs: a frame rewritten under
+    the same name (a rerun into the folder) has a new URL, so no browser shows the
+    old one from its cache."""
+    if not loaded.stamps:
+        return loaded
+    mark = f"&v={loaded.version}"
+    view = loaded.view
+    for step in view.steps:
+        step.frame = step.frame and step.frame + mark
+        step.thumb = step.thumb and step.thumb + mark
+        step.after = step.after and step.after + mark
+    for video in view.videos:
+        video.url += mark
+    return loaded

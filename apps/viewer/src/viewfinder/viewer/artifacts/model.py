@@ -13,6 +13,8 @@ bytes held in memory, or the reason it is refused).
 
 from __future__ import annotations
 
+import hashlib
+import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -124,8 +126,39 @@ class LoadedArtifact:
     view: ArtifactView
     frames: dict[tuple[int, str], FrameSource] = field(default_factory=dict)
     videos: list[Path] = field(default_factory=list)
-    #: files whose change means the artifact must be read again: path -> (mtime, size)
-    stamps: dict[str, tuple[float, int]] = field(default_factory=dict)
+    #: files (and folders) whose change means the artifact must be read again:
+    #: path -> (mtime in ns, size), ``MISSING`` for one that was not there
+    stamps: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def stamp(self, *paths: Path) -> None:
+        """Note ``paths`` as they are now, before they are read: a change made while
+        (or after) they are read shows as a changed stamp, and the artifact is read
+        again. A folder's stamp changes when a file is added, removed or renamed in it."""
+        for path in paths:
+            self.stamps[str(path)] = stamp_of(path)
+
+    def fresh(self) -> bool:
+        """True while every stamped file is as it was when the artifact was read."""
+        return all(stamp_of(Path(name)) == stamp for name, stamp in self.stamps.items())
+
+    @property
+    def version(self) -> str:
+        """A short name of the stamps: it changes when the artifact's files do."""
+        digest = hashlib.blake2b(repr(sorted(self.stamps.items())).encode(), digest_size=6)
+        return digest.hexdigest()
+
+
+#: The stamp of a file that is not there.
+MISSING = (-1, -1)
+
+
+def stamp_of(path: Path) -> tuple[int, int]:
+    """``(mtime in ns, size)`` of ``path``, :data:`MISSING` when it is not there."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return MISSING
+    return (stat.st_mtime_ns, stat.st_size)
 
 
 def frame_url(artifact_id: str, step: int, which: FrameKind = "frame", thumb: bool = False) -> str:

@@ -63,6 +63,8 @@ def load_exec_run(folder: Path, artifact_id: str) -> LoadedArtifact:
     """Read an ``exec --out`` folder."""
     view = ArtifactView(id=artifact_id, kind="exec-run", title=folder.name, path=str(folder))
     loaded = LoadedArtifact(view)
+    # a rerun deletes and writes files (the folder's stamp), and rewrites the texts
+    loaded.stamp(folder, *(folder / name for name in (*EXEC_TEXTS, "run.json")))
     confined = Confined(folder)
     summary = _summary(folder, view)
     if "exit_code" in summary:
@@ -124,6 +126,7 @@ def load_browser_shots(folder: Path, artifact_id: str) -> LoadedArtifact:
     """Read a browser ``--shots`` folder."""
     view = ArtifactView(id=artifact_id, kind="browser-shots", title=folder.name, path=str(folder))
     loaded = LoadedArtifact(view)
+    loaded.stamp(folder)  # a new shot is a new file
     confined = Confined(folder)
     shots = []
     for entry in _entries(folder):

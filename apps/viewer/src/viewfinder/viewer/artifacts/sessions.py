@@ -59,10 +59,7 @@ def load_session(folder: Path, artifact_id: str) -> LoadedArtifact:
         display = metadata.backend_options.get("display") or metadata.platform.get("display")
         if isinstance(display, str) and display_alive(display):
             view.live = display
-    for path in (layout.manifest, layout.metadata):
-        if path.is_file():
-            stat = path.stat()
-            loaded.stamps[str(path)] = (stat.st_mtime, stat.st_size)
+    loaded.stamp(layout.manifest, layout.metadata)
     lines = _manifest_lines(layout, view)
     for number, (line_no, data, event) in enumerate(lines):
         step = StepView(
