@@ -75,6 +75,8 @@ class StepView(BaseModel):
     t: float | None = None
     duration_s: float | None = None
     frame: str | None = None
+    #: the frame's file type (``png``, ``jpg``, ``webp``): a download keeps it
+    frame_type: str | None = None
     thumb: str | None = None
     after: str | None = None
     problem: str | None = None
@@ -105,6 +107,10 @@ class ArtifactView(BaseModel):
     screen: list[int] | None = None
     started_at: datetime | None = None
     steps: list[StepView] = Field(default_factory=list)
+    #: how many steps the artifact has, and where ``steps`` starts among them (a page
+    #: of a long artifact holds a slice: ``/api/artifact?offset=...&limit=...``)
+    step_count: int = 0
+    steps_offset: int = 0
     videos: list[VideoView] = Field(default_factory=list)
     texts: dict[str, str] = Field(default_factory=dict)
     #: the X display the artifact was made on, when it is still running
