@@ -13,9 +13,11 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 
 import httpx
 import pytest
@@ -27,6 +29,7 @@ from viewfinder.xvfb import Display
 KILLS_EACH = 10
 AT_ONCE = 3
 MARK = "VIEWFINDER_KILLED_VIDEO_TEST"
+T = TypeVar("T")
 RECORDING_SCRIPT = "import time\nstart_recording()\ntime.sleep(120)\n"
 
 
@@ -54,58 +57,64 @@ def mark() -> str:
 
 
 @pytest.fixture
-def display() -> object:
+def display() -> Iterator[Display]:
     with Display(640, 480) as started:
         yield started
 
 
-def kill_record(folder: Path, display: Display, delay: float, mark: str) -> tuple[Path, float]:
-    """`viewfinder record --video` killed ``delay`` s after its video started: (file, lasted)."""
+def kill_once_started(
+    command: list[str], mark: str, started: Callable[[], T | None], what: str, delay: float
+) -> tuple[T, float]:
+    """Run ``command``; once ``started()`` returns something, wait ``delay`` s and kill it
+    with SIGKILL. Returns what ``started()`` returned and the wall clock at the kill."""
     process = subprocess.Popen(
-        [viewfinder(), "record", "--display", display.name, "--out", str(folder), "--video",
-         "--quiet", "--input", "programmatic"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, MARK: mark},
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, MARK: mark},
     )  # fmt: skip
     try:
-
-        def video_named() -> dict[str, object] | None:
-            try:
-                runs = json.loads((folder / "metadata.json").read_text())["runs"]
-            except (OSError, ValueError, KeyError):
-                return None
-            entry = runs[-1].get("video") if runs else None
-            return entry if isinstance(entry, dict) else None
-
-        video = wait_until(video_named, "metadata.json to name the video", timeout=60)
-        assert video["finished"] is False
+        # polled often: the video's start is taken from the moment this returns
+        found: T = wait_until(started, what, timeout=90, max_interval=0.01)
         time.sleep(delay)
         os.kill(process.pid, signal.SIGKILL)
-        killed_at = time.time()
+        return found, time.time()
     finally:
         process.kill()
         process.wait(10)
+
+
+def kill_record(folder: Path, display: Display, delay: float, mark: str) -> tuple[Path, float]:
+    """`viewfinder record --video` killed ``delay`` s after its video started: (file, lasted)."""
+
+    def video_named() -> dict[str, object] | None:
+        try:
+            runs = json.loads((folder / "metadata.json").read_text())["runs"]
+        except (OSError, ValueError, KeyError):
+            return None
+        entry = runs[-1].get("video") if runs else None
+        return entry if isinstance(entry, dict) else None
+
+    command = [viewfinder(), "record", "--display", display.name, "--out", str(folder),
+               "--video", "--quiet", "--input", "programmatic"]  # fmt: skip
+    video, killed_at = kill_once_started(
+        command, mark, video_named, "metadata.json to name the video", delay
+    )
+    assert video["finished"] is False
     started = datetime.fromisoformat(str(video["started_at"])).timestamp()
     return folder / str(video["file"]), killed_at - started
 
 
 def kill_exec(folder: Path, script: Path, delay: float, mark: str) -> tuple[Path, float]:
     """`viewfinder exec` killed ``delay`` s after its video appeared: (file, lasted)."""
-    process = subprocess.Popen(
-        [viewfinder(), "exec", str(script), "--out", str(folder), "--size", "320x240"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, MARK: mark},
-    )  # fmt: skip
-    try:
+
+    def video_made() -> tuple[Path, float] | None:
         # ffmpeg makes the file as it encodes its first frame: the video's start
-        (video,) = wait_until(
-            lambda: list(folder.glob("video-*.mp4")), "the video to start", 90, 0.01
-        )
-        started = time.time()
-        time.sleep(delay)
-        os.kill(process.pid, signal.SIGKILL)
-        killed_at = time.time()
-    finally:
-        process.kill()
-        process.wait(10)
+        found = list(folder.glob("video-*.mp4"))
+        return (found[0], time.time()) if len(found) == 1 else None
+
+    command = [viewfinder(), "exec", str(script), "--out", str(folder), "--size", "320x240"]
+    (video, started), killed_at = kill_once_started(
+        command, mark, video_made, "the video to start", delay
+    )
     return video, killed_at - started
 
 
