@@ -343,7 +343,7 @@ async function start() {
   }
   const id = params.get("a");
   if (id !== null) {
-    if (info.top && info.top.kind === "list") crumbs.replaceChildren(h("a", { href: "/", text: info.root }));
+    if (info.top && info.top.kind === "list") crumbs.replaceChildren(h("a", { href: "/", text: plain(info.root) }));
     await showArtifact(id);
     return;
   }
