@@ -79,6 +79,23 @@ def test_bad_command_lines_say_what_is_wrong(tmp_path: Path) -> None:
     assert "view" in listed.output and "watch a display live" in said(listed.output)
 
 
+@pytest.mark.parametrize("name", ["foo", "localhost:1", ":1x"])
+def test_a_live_name_that_is_no_local_display_is_one_line_before_serving(name: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "viewfinder.cli", "view", "--live", name, "--no-open",
+         "--port", "0"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == ""  # nothing was served, so no address was printed
+    assert result.stderr.splitlines() == [
+        f"error: --live {name!r} is not a local X display: write it as :N (e.g. :1); the "
+        "live view shows displays of this machine only"
+    ]
+    with pytest.raises(ViewerSettingsError, match="not a local X display"):
+        ViewerSettings(live=(name,))
+
+
 def test_beyond_loopback_needs_a_token() -> None:
     with pytest.raises(ViewerSettingsError, match="give a token"):
         ViewerSettings(root=Path("."), host="0.0.0.0")

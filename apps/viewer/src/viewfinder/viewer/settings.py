@@ -58,8 +58,23 @@ class ViewerSettings:
             raise ViewerSettingsError(f"live_fps must be 1 to 60, got {self.live_fps:g}")
         if not 1 <= self.live_quality <= 100:
             raise ViewerSettingsError(f"live_quality must be 1 to 100, got {self.live_quality}")
+        for name in self.live:
+            _check_display_name(name)
         if self.root is None and not self.live:
             raise ViewerSettingsError("give a PATH to show, or --live :N, or both")
 
     def with_changes(self, **changes: Any) -> ViewerSettings:
         return replace(self, **changes)
+
+
+def _check_display_name(name: str) -> None:
+    """A ``--live`` name is a local X display (``:1``); anything else is said before serving."""
+    from viewfinder.xvfb.registry import parse_display_number
+
+    try:
+        parse_display_number(name)
+    except ValueError:
+        raise ViewerSettingsError(
+            f"--live {name!r} is not a local X display: write it as :N (e.g. :1); the live "
+            "view shows displays of this machine only"
+        ) from None

@@ -25,6 +25,8 @@ from viewfinder.viewer.opened import OpenedFileResponse
 router = APIRouter(prefix="/api")
 
 ArtifactId = Annotated[str, Query(alias="id", max_length=4096)]
+#: The most steps one page of an artifact may hold.
+MAX_PAGE = 1000
 
 
 def _refusal(exc: Exception) -> JSONResponse:
@@ -52,8 +54,17 @@ async def info(request: Request) -> dict[str, Any]:
 
 
 @router.get("/artifact")
-async def artifact(request: Request, artifact_id: ArtifactId = ".") -> Response:
-    """One artifact as the page renders it (:class:`ArtifactView` JSON)."""
+async def artifact(
+    request: Request,
+    artifact_id: ArtifactId = ".",
+    offset: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int | None, Query(ge=1, le=MAX_PAGE)] = None,
+) -> Response:
+    """One artifact as the page renders it (:class:`ArtifactView` JSON).
+
+    With ``limit``, only the steps ``offset`` to ``offset + limit`` (a page: a session
+    of 10,000 steps is 4 MB of JSON whole); ``step_count`` says how many there are.
+    """
     catalog = _catalog(request)
     if catalog is None:
         return JSONResponse({"detail": "this viewer shows only live displays"}, status_code=404)
@@ -61,7 +72,12 @@ async def artifact(request: Request, artifact_id: ArtifactId = ".") -> Response:
         loaded: LoadedArtifact = await asyncio.to_thread(catalog.load, artifact_id)
     except (RefusedPathError, UnknownArtifactError) as exc:
         return _refusal(exc)
-    body = await asyncio.to_thread(loaded.view.model_dump_json)
+    view = loaded.view
+    if limit is not None:
+        view = view.model_copy(
+            update={"steps": view.steps[offset : offset + limit], "steps_offset": offset}
+        )
+    body = await asyncio.to_thread(view.model_dump_json)
     return Response(body, media_type="application/json")
 
 
