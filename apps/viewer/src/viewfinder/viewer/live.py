@@ -168,7 +168,7 @@ class LiveFeed:
         except Exception as exc:  # the display went away: pages are told, the feed ends
             if not self._stopping.is_set():
                 log.info("live view of %s ended: %s", self.display, exc)
-                reason = f"display {self.display} died: {exc}"
+                reason = f"display {self.display} died: {_why_ended(exc)}"
                 with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
                     self.loop.call_soon_threadsafe(self._end, reason)
 
@@ -330,3 +330,12 @@ class LiveFeeds:
             feeds, self._feeds = list(self._feeds.values()), {}
         for feed in feeds:
             await asyncio.to_thread(feed.stop)
+
+
+def _why_ended(exc: Exception) -> str:
+    """What a feed's end says: a closed DAMAGE connection as it was seen, anything else
+    (a grab that failed mid-frame, often with an empty message) as the X server's end."""
+    if isinstance(exc, DisplayGoneError):
+        return str(exc)
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return f"its X server closed the connection ({detail})"
