@@ -149,3 +149,32 @@ class Form:
 def form(tmp_path: Path) -> Callable[[str], Form]:
     """``form(name)``: a Tk form writing its state to a file of its own."""
     return lambda name="form": Form(tmp_path / f"{name}.json")
+
+
+# -- OpenEnv's clients ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def code_observation_client() -> type[Any]:
+    """An OpenEnv env client built on viewfinder's ``CodeObservation``, written as OpenEnv's
+    env packages write theirs: the observation read as it comes, nothing put back."""
+    from openenv.core.client_types import StepResult
+    from openenv.core.env_client import EnvClient
+
+    from viewfinder.codeenv import CodeAction, CodeObservation, CodeState
+
+    class CodeObservationClient(EnvClient[CodeAction, CodeObservation, CodeState]):
+        def _step_payload(self, action: CodeAction) -> dict[str, Any]:
+            return action.model_dump(exclude_defaults=True)
+
+        def _parse_result(self, payload: dict[str, Any]) -> StepResult[CodeObservation]:
+            return StepResult(
+                observation=CodeObservation(**payload["observation"]),
+                reward=payload.get("reward"),
+                done=bool(payload.get("done", False)),
+            )
+
+        def _parse_state(self, payload: dict[str, Any]) -> CodeState:
+            return CodeState(**payload)
+
+    return CodeObservationClient

@@ -53,6 +53,21 @@ root.update()
 capture_screenshot()
 """
 
+#: Two captures, blue then red: the last capture is the red one.
+TK_BLUE_THEN_RED = """
+import tkinter as tk
+root = tk.Tk()
+root.overrideredirect(True)
+root.geometry("320x240+0+0")
+frame = tk.Frame(root, bg="#0000ff", width=320, height=240)
+frame.pack()
+root.update()
+capture_screenshot()
+frame.configure(bg="#ff0000")
+root.update()
+capture_screenshot()
+"""
+
 
 def pixel(shot: str, x: int, y: int) -> tuple[int, int, int]:
     image = Image.open(io.BytesIO(base64.b64decode(shot))).convert("RGB")
@@ -247,7 +262,9 @@ def nodes_with_sessions(base: str) -> dict[str, int]:
     return {node["node"]: node["sessions"] for node in nodes if node["sessions"]}
 
 
-def test_openenv_client_drives_a_ray_session_end_to_end(ray_server: str) -> None:
+def test_openenv_client_drives_a_ray_session_end_to_end(
+    ray_server: str, code_observation_client: type[Any]
+) -> None:
     all_slots_free(ray_server)
     provider = health(ray_server)["provider"]
     assert (provider["name"], provider["free_slots"]) == ("ray", 2)
@@ -255,13 +272,21 @@ def test_openenv_client_drives_a_ray_session_end_to_end(ray_server: str) -> None
         first = env.reset()
         assert first.observation["exit_code"] == 0
         env.step({"code": "x = 20"})
-        result = env.step({"code": TK_RED + "print(x + 1)"})
+        result = env.step({"code": TK_BLUE_THEN_RED + "print(x + 1)"})
         assert result.observation["stdout"] == "21\n"  # globals kept across steps
-        (shot,) = result.observation["screenshots"]
-        assert pixel(shot, 160, 120) == (255, 0, 0)
+        blue, red = result.observation["screenshots"]
+        assert (pixel(blue, 160, 120), pixel(red, 160, 120)) == ((0, 0, 255), (255, 0, 0))
+        # the last capture, where OpenEnv's clients read it
+        assert base64.b64decode(result.observation["screenshot"]) == base64.b64decode(red)
         assert env.state()["step_count"] == 2
         assert sum(nodes_with_sessions(ray_server).values()) == 1
         note_session_processes()
+    with code_observation_client(base_url=ray_server).sync() as typed:
+        typed.reset()
+        observation = typed.step(CodeAction(code=TK_BLUE_THEN_RED)).observation
+        assert observation.screenshot is not None
+        assert pixel(observation.screenshot, 160, 120) == (255, 0, 0)
+        assert observation.screenshot == observation.screenshots[-1]
     wait_until(lambda: not nodes_with_sessions(ray_server), "the session's slot to be free")
 
 

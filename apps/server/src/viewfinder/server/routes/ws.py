@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
@@ -25,16 +26,20 @@ from viewfinder.server import wire
 from viewfinder.server.deps import Registry, Served
 from viewfinder.server.errors import CapacityReachedError, SessionLostError, TaskRejectedError
 from viewfinder.server.routes import mcp
-from viewfinder.server.served import ServedEnv
+from viewfinder.server.served import CodeServed, ServedEnv
 from viewfinder.server.sessions import Session, SessionRegistry
 
 router = APIRouter()
+#: Writes the reply to a message on a session's environment as JSON text (blocking).
+Answer = Callable[[Any, BaseModel], str]
 log = logging.getLogger(__name__)
 
 #: Close code when the server ends a session on its own (idle, shutting down).
 SERVER_CLOSED = 1001
 #: Close code after a SESSION_LOST error: the session's node or process died.
 SESSION_LOST_CLOSE = 1011
+#: Close code after a connection asked for what the server does not do (a bad query).
+BAD_REQUEST_CLOSE = 1008
 #: How long a refused WebSocket stays open to answer CAPACITY_REACHED.
 REFUSAL_LINGER_S = 5.0
 
@@ -43,6 +48,13 @@ REFUSAL_LINGER_S = 5.0
 async def session_socket(websocket: WebSocket, registry: Registry, served: Served) -> None:
     """One session for the life of the connection (see :mod:`viewfinder.server.wire`)."""
     await websocket.accept()
+    try:
+        answer = _answerer(served, websocket.query_params.get("screenshot"))
+    except ValueError as exc:
+        with contextlib.suppress(RuntimeError, WebSocketDisconnect):
+            await websocket.send_json(wire.error_message(wire.VALIDATION_ERROR, str(exc)))
+            await websocket.close(code=BAD_REQUEST_CLOSE, reason="bad query parameter")
+        return
     try:
         session = await registry.open("ws")
     except CapacityReachedError as exc:
@@ -55,7 +67,7 @@ async def session_socket(websocket: WebSocket, registry: Registry, served: Serve
     session.on_server_close = server_closed
     requests: asyncio.Queue[BaseModel | dict[str, Any]] = asyncio.Queue()
     answering = asyncio.create_task(
-        _answer_in_order(websocket, registry, served, session, requests)
+        _answer_in_order(websocket, registry, answer, session, requests)
     )
     try:
         while True:
@@ -98,6 +110,18 @@ async def session_socket(websocket: WebSocket, registry: Registry, served: Serve
             await websocket.close()
 
 
+def _answerer(served: ServedEnv, form: str | None) -> Answer:
+    """How this connection's replies are written: ``served.answer``, with the last
+    capture sent once when the client asked (``?screenshot=deduplicated``)."""
+    if wire.screenshot_form(form) == "full":
+        return served.answer
+    if not isinstance(served, CodeServed):
+        raise ValueError(
+            f"screenshot={form!r} is for code env servers; this one serves {served.name}"
+        )
+    return functools.partial(served.answer, deduplicated=True)
+
+
 def _read(frame: Mapping[str, Any], served: ServedEnv) -> BaseModel | dict[str, Any]:
     raw = frame.get("text")
     if raw is None:  # a binary frame: say so, and go on
@@ -110,7 +134,7 @@ def _read(frame: Mapping[str, Any], served: ServedEnv) -> BaseModel | dict[str, 
 async def _answer_in_order(
     websocket: WebSocket,
     registry: SessionRegistry,
-    served: ServedEnv,
+    answer: Answer,
     session: Session,
     requests: asyncio.Queue[BaseModel | dict[str, Any]],
 ) -> None:
@@ -123,7 +147,7 @@ async def _answer_in_order(
         if isinstance(message, dict):  # an error to answer with
             text = json.dumps(message)
         else:
-            text = await _answer(registry, served, session, message)
+            text = await _answer(registry, answer, session, message)
         await websocket.send_text(text)
         del text  # an observation can be large: let it go before waiting for the next
         if session.lost is not None:  # said once; the session cannot go on
@@ -133,14 +157,14 @@ async def _answer_in_order(
 
 
 async def _answer(
-    registry: SessionRegistry, served: ServedEnv, session: Session, message: BaseModel
+    registry: SessionRegistry, answer: Answer, session: Session, message: BaseModel
 ) -> str:
     """The reply to ``message`` as JSON text, built off the event loop."""
     try:
         if isinstance(message, wire.McpMessage):
             reply = await mcp.answer(registry, message.data, session=session)
             return json.dumps({"type": "mcp", "data": reply})
-        return await registry.use(session, lambda: served.answer(session.env, message))
+        return await registry.use(session, lambda: answer(session.env, message))
     except TaskRejectedError as exc:  # a reset asked for what the server does not do
         return json.dumps(wire.error_message(wire.VALIDATION_ERROR, str(exc)))
     except SessionLostError as exc:  # its node died: this session only
