@@ -1,7 +1,9 @@
 """``/ws``: one session per WebSocket, OpenEnv's ``reset`` / ``step`` / ``state`` / ``close``
 (and ``mcp``, on a desktop server).
 
-The socket is read all the time, also while a step runs, so that what the client does
+The socket is read all the time, from the moment it opens: while the session opens
+(a cluster may take a minute to start its actor), the client's keepalive pings are
+answered and its first requests wait their turn; while a step runs, what the client does
 meanwhile takes effect at once: leaving (the connection drops) cancels the running step
 and closes the session; ``cancel`` stops the step; ``reset`` stops it and starts the new
 episode. Other requests are answered in the order they came. Observations are turned
@@ -55,19 +57,13 @@ async def session_socket(websocket: WebSocket, registry: Registry, served: Serve
             await websocket.send_json(wire.error_message(wire.VALIDATION_ERROR, str(exc)))
             await websocket.close(code=BAD_REQUEST_CLOSE, reason="bad query parameter")
         return
-    try:
-        session = await registry.open("ws")
-    except CapacityReachedError as exc:
-        await _refuse(websocket, exc)
-        return
-
-    async def server_closed(reason: str) -> None:
-        await websocket.close(code=SERVER_CLOSED, reason=reason[:120])
-
-    session.on_server_close = server_closed
+    # The socket is read from the start, also while the session opens (a cluster may
+    # take a minute to start its actor): the client's keepalive pings are answered, and
+    # what it sends meanwhile waits in the queue.
     requests: asyncio.Queue[BaseModel | dict[str, Any]] = asyncio.Queue()
+    opening = asyncio.create_task(registry.open("ws"))
     answering = asyncio.create_task(
-        _answer_in_order(websocket, registry, answer, session, requests)
+        _answer_once_open(websocket, registry, answer, opening, requests)
     )
     try:
         while True:
@@ -75,39 +71,87 @@ async def session_socket(websocket: WebSocket, registry: Registry, served: Serve
             done, _ = await asyncio.wait(
                 {receiving, answering}, return_when=asyncio.FIRST_COMPLETED
             )
-            if receiving not in done:  # the answering side failed: the socket is gone
+            if receiving not in done:  # the answering side ended: the socket is closed
                 receiving.cancel()
                 break
             frame = receiving.result()
             if frame["type"] == "websocket.disconnect":
                 break
-            session.touch()
+            session = _opened(opening)
+            if session is not None:
+                session.touch()
             message = _read(frame, served)
             kind = getattr(message, "type", None)
             if kind == "close":
                 break
-            if kind in ("cancel", "reset"):
+            if kind in ("cancel", "reset") and session is not None:
                 # a reset ends the running episode: its step first
                 session.env.cancel(
                     "cancelled by the client" if kind == "cancel" else "cancelled by a reset"
                 )
-                if kind == "cancel":
-                    continue
+            if kind == "cancel":
+                continue
             requests.put_nowait(message)
     except (WebSocketDisconnect, RuntimeError):
         pass  # the client left, or the server closed the socket (the session was reaped)
     finally:
-        session.on_server_close = None
-        session.env.cancel("the client disconnected")  # a running step ends at once
+        session = _opened(opening)
+        if session is not None:
+            session.on_server_close = None
+            session.env.cancel("the client disconnected")  # a running step ends at once
         answering.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await answering
+        if not opening.done():  # the client left before its session opened
+            opening.cancel()  # the registry closes it once it has started
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await opening
         # A server that stops cancels this handler once its grace period is over; the
         # close goes on in the registry's pool, which the server's shutdown waits for.
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.shield(registry.close(session))
+        if session is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(registry.close(session))
         with contextlib.suppress(RuntimeError, WebSocketDisconnect):  # the client left first
             await websocket.close()
+
+
+def _opened(opening: asyncio.Task[Session]) -> Session | None:
+    """The session, once it has opened."""
+    if not opening.done() or opening.cancelled() or opening.exception() is not None:
+        return None
+    return opening.result()
+
+
+async def _answer_once_open(
+    websocket: WebSocket,
+    registry: SessionRegistry,
+    answer: Answer,
+    opening: asyncio.Task[Session],
+    requests: asyncio.Queue[BaseModel | dict[str, Any]],
+) -> None:
+    """Wait for the session to open, then answer the requests in order; or refuse them
+    (CAPACITY_REACHED), or say why it could not open."""
+    try:
+        session = await asyncio.shield(opening)
+    except CapacityReachedError as exc:
+        await _refuse(websocket, exc, requests)
+        return
+    except Exception as exc:  # the provider could not start it (its cluster is gone, ...)
+        log.warning("a session could not open: %s", exc)
+        with contextlib.suppress(RuntimeError, WebSocketDisconnect):
+            await websocket.send_text(
+                json.dumps(
+                    wire.error_message(wire.SESSION_ERROR, f"the session could not start: {exc}")
+                )
+            )
+            await websocket.close(code=SESSION_LOST_CLOSE, reason="the session could not start")
+        return
+
+    async def server_closed(reason: str) -> None:
+        await websocket.close(code=SERVER_CLOSED, reason=reason[:120])
+
+    session.on_server_close = server_closed
+    await _answer_in_order(websocket, registry, answer, session, requests)
 
 
 def _answerer(served: ServedEnv, form: str | None) -> Answer:
@@ -175,21 +219,27 @@ async def _answer(
         return json.dumps(wire.error_message(wire.EXECUTION_ERROR, f"{type(exc).__name__}: {exc}"))
 
 
-async def _refuse(websocket: WebSocket, exc: CapacityReachedError) -> None:
+async def _refuse(
+    websocket: WebSocket,
+    exc: CapacityReachedError,
+    requests: asyncio.Queue[BaseModel | dict[str, Any]],
+) -> None:
     """Say CAPACITY_REACHED first (as OpenEnv does), to whatever the client sends, then close.
 
     Closing right after the first error would race a client that is sending its first
     message (OpenEnv's client sends ``reset`` before reading): its send would fail on a
     closed socket instead of reading the error. So the socket stays open a few seconds.
     """
-    refusal = wire.error_message(
-        exc.code, str(exc), active_sessions=exc.active_sessions, max_sessions=exc.max_sessions
+    refusal = json.dumps(
+        wire.error_message(
+            exc.code, str(exc), active_sessions=exc.active_sessions, max_sessions=exc.max_sessions
+        )
     )
     with contextlib.suppress(WebSocketDisconnect, RuntimeError, TimeoutError):
-        await websocket.send_json(refusal)
+        await websocket.send_text(refusal)
         async with asyncio.timeout(REFUSAL_LINGER_S):
             while True:
-                await websocket.receive_text()
-                await websocket.send_json(refusal)
+                await requests.get()
+                await websocket.send_text(refusal)
     with contextlib.suppress(RuntimeError, WebSocketDisconnect):
         await websocket.close()
