@@ -86,11 +86,37 @@ def test_sessions_land_on_distinct_nodes_and_the_cluster_caps_them(
         assert sorted(node["sessions"] for node in stats["nodes"]) == [1, 1]
         node_of_first = first.node
         first.close()
-        assert provider.free_slots() == 1
+        wait_until(lambda: provider.free_slots() == 1, "the closed session's slot to be free")
         again = provider.open("again")  # the freed slot, on the freed node
         assert again.node == node_of_first
         wait_until(lambda: not running(first.pid), "the closed session's actor to exit")
     finally:
+        provider.close()
+
+
+def test_slots_held_by_others_count_and_a_full_cluster_refuses_at_once(
+    cluster: LocalCluster,
+) -> None:
+    import ray
+    from ray.util.placement_group import placement_group, remove_placement_group
+
+    # another driver (a second server, a trainer's EnvPool) holds one of the two slots
+    held = placement_group([{"viewfinder_display": 1}])
+    ray.get(held.ready(), timeout=60)
+    provider = open_provider("ray", PROBE, placement_timeout_s=1.0)
+    assert isinstance(provider, RayProvider)
+    try:
+        wait_until(lambda: provider.free_slots() == 1, "the held slot to count as taken")
+        mine = provider.open("mine")
+        assert mine.call("add", 2) == 2
+        with pytest.raises(NoFreeSlotError, match="no free display slot") as refused:
+            provider.open("one too many")
+        # true counts: this provider runs one session, and can run one now
+        assert (refused.value.running, refused.value.slots) == (1, 1)
+        assert "other drivers" in str(refused.value)
+        assert "none came free within 1 s" in str(refused.value)  # not queued behind them
+    finally:
+        remove_placement_group(held)
         provider.close()
 
 

@@ -121,9 +121,10 @@ class SessionRegistry:
             opening.add_done_callback(_discard_opened)
             raise
         except NoFreeSlotError as exc:  # the provider's slots are all taken
-            active = len(self._sessions)
-            maximum = min(self.settings.max_sessions, exc.slots) if exc.slots else active
-            raise CapacityReachedError(active, maximum, message=str(exc)) from None
+            # the sessions open and opening (a burst of opens counts), not this one
+            taken = len(self._sessions) + self._opening - 1
+            maximum = min(self.settings.max_sessions, exc.slots) if exc.slots else taken
+            raise CapacityReachedError(taken, maximum, message=str(exc)) from None
         finally:
             self._opening -= 1
         session = Session(session_id, ProvidedEnv(provided), kind)

@@ -1,10 +1,15 @@
 """The ``ray`` session provider: each session a Ray actor on a node with a free display slot.
 
-Placement is Ray's: every session actor asks for one unit of the custom resource
+Placement is Ray's: every session reserves one unit of the custom resource
 ``viewfinder_display`` (and no CPU), so a node takes as many sessions as the slots it
-was started with (``ray start --resources='{"viewfinder_display": 8}'``), and the
-``SPREAD`` strategy spreads them over the nodes. Calls are actor method calls; results
-travel through Ray's object store (large ones zero-copy), packed by the env's codec.
+was started with (``ray start --resources='{"viewfinder_display": 8}'``). The slot is
+reserved first, as a placement group of one bundle aimed at the node with the most free
+slots; a slot that is not reserved within ``placement_timeout_s`` (1.5 s) means the
+cluster has none free, whoever holds them (this server, another server, a trainer's
+``EnvPool``), and the session is refused (:class:`NoFreeSlotError`) instead of waiting
+in Ray's queue. The session's actor then starts in that slot, taking as long as it
+takes (``start_timeout_s``). Calls are actor method calls; results travel through Ray's
+object store (large ones zero-copy), packed by the env's codec.
 
 A session whose actor or node dies fails with :class:`SessionLostError` naming the
 node; the provider's other sessions go on, and new ones go to the nodes alive.
@@ -38,6 +43,8 @@ _LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 _USAGE_STATS_ENV = "RAY_USAGE_STATS_ENABLED"
 #: Concurrent calls into one session actor: a call, a cancel and a close at once.
 ACTOR_CONCURRENCY = 4
+#: How long a new session waits for a display slot to be reserved before it is refused.
+PLACEMENT_TIMEOUT_S = 1.5
 
 
 def _is_loopback(address: str | None) -> bool:
@@ -76,6 +83,7 @@ class RaySession:
         actor: ActorHandle,
         where: dict[str, Any],
         codec: ResultCodec | None,
+        slot: Any = None,
     ) -> None:
         self.id = session_id
         #: The Ray node id (hex) of the node the actor runs on.
@@ -85,6 +93,8 @@ class RaySession:
         self.pid: int = where["pid"]
         self._provider = provider
         self._actor = actor
+        #: The placement group holding the session's display slot.
+        self._slot = slot
         self._codec = codec
         self._running = 0
         self._lock = threading.Lock()
@@ -106,6 +116,8 @@ class RaySession:
             raise exc.cause from None
         except ray.exceptions.RayActorError as exc:
             self._lost = self._provider.lost(self, exc)
+            # a group whose node died is placed again elsewhere: let the slot go now
+            self._free_slot()
             raise self._lost from None
         finally:
             with self._lock:
@@ -139,7 +151,18 @@ class RaySession:
                 ray.kill(self._actor, no_restart=True)
             except Exception:  # gone already
                 log.debug("session %s: actor already gone", self.id, exc_info=True)
+            self._free_slot()
             self._provider.forget(self)
+
+    def _free_slot(self) -> None:
+        slot, self._slot = self._slot, None
+        if slot is not None:
+            from ray.util.placement_group import remove_placement_group
+
+            try:
+                remove_placement_group(slot)
+            except Exception:  # the cluster is gone, or the group already is
+                log.debug("session %s: its slot was not given back", self.id, exc_info=True)
 
     def __repr__(self) -> str:
         return f"<RaySession {self.id[:8]} node={self.node[:12]} pid={self.pid}>"
@@ -153,7 +176,9 @@ class RayProvider:
       process is connected to Ray already, that connection is used and ``address`` is
       ignored.
     - ``slots``: display slots of a Ray instance started here (default: 16).
-    - ``start_timeout_s``: how long a new session may wait for its actor to start.
+    - ``start_timeout_s``: how long a new session's actor may take to start in its slot.
+    - ``placement_timeout_s``: how long a new session waits for a free display slot
+      before it is refused (:class:`NoFreeSlotError`).
     - ``close_timeout_s``: how long a session's env may take to close before its actor
       is killed.
     - ``init_options``: more keyword arguments for ``ray.init``.
@@ -169,22 +194,29 @@ class RayProvider:
         slots: int | None = None,
         resource: str = RESOURCE,
         start_timeout_s: float = 120.0,
+        placement_timeout_s: float = PLACEMENT_TIMEOUT_S,
         close_timeout_s: float = 30.0,
         init_options: dict[str, Any] | None = None,
     ) -> None:
         if slots is not None and slots < 1:
             raise ValueError(f"slots must be at least 1, got {slots}")
-        if start_timeout_s <= 0 or close_timeout_s <= 0:
-            raise ValueError("start_timeout_s and close_timeout_s must be positive")
+        if min(start_timeout_s, placement_timeout_s, close_timeout_s) <= 0:
+            raise ValueError(
+                "start_timeout_s, placement_timeout_s and close_timeout_s must be positive"
+            )
         self.spec = spec
         self.resource = resource
         self.start_timeout_s = start_timeout_s
+        self.placement_timeout_s = placement_timeout_s
         self.close_timeout_s = close_timeout_s
         self.ray = _import_ray(address)
         self._codec = spec.result_codec()
         self._lock = threading.Lock()
         self._sessions: dict[str, RaySession] = {}
         self._opening = 0
+        #: Sessions opening whose slot is not reserved yet (reserved ones are counted
+        #: by the cluster's available resources).
+        self._reserving = 0
         self._closed = False
         self._owns_connection = not self.ray.is_initialized()
         if self._owns_connection:
@@ -218,22 +250,15 @@ class RayProvider:
     # -- sessions --------------------------------------------------------------------------
 
     def open(self, session_id: str) -> RaySession:
-        """A session actor on a node with a free slot; :class:`NoFreeSlotError` when the
-        cluster has none."""
+        """A session actor in a free display slot; :class:`NoFreeSlotError` when the
+        cluster has none (held by anyone), within ``placement_timeout_s``."""
+        # No refusal on the count alone: the cluster's count lags a slot just given
+        # back by a fraction of a second, and the reservation waits for that.
         with self._lock:
             if self._closed:
                 raise ProviderError("the ray provider is closed")
-            free = self._free_slots_locked()
-            if free < 1:
-                running = len(self._sessions)
-                raise NoFreeSlotError(
-                    f"the Ray cluster has no free display slot ({running} sessions run on "
-                    f"its {self._slots_alive()} slots); close a session or add a node "
-                    f"with `ray start --resources='{{\"{self.resource}\": N}}'`",
-                    running=running,
-                    slots=running,
-                )
             self._opening += 1
+            self._reserving += 1
         try:
             session = self._start(session_id)
         finally:
@@ -243,31 +268,79 @@ class RayProvider:
             self._sessions[session_id] = session
         return session
 
+    def _no_free_slot(self, why: str, *, opening_self: bool = False) -> NoFreeSlotError:
+        """The refusal, with this provider's true counts (call with the lock held):
+        its sessions running and opening, not counting the one refused."""
+        running = len(self._sessions) + self._opening - int(opening_self)
+        return NoFreeSlotError(
+            f"{why} ({running} sessions of this server run or open on its "
+            f"{self._slots_alive()} slots; the others are held by other drivers or "
+            f"sessions starting); close a session or add a node with "
+            f"`ray start --resources='{{\"{self.resource}\": N}}'`",
+            running=running,
+            slots=running,
+        )
+
     def _start(self, session_id: str) -> RaySession:
         ray = self.ray
+        from ray.util.placement_group import placement_group, remove_placement_group
+        from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+
+        try:
+            slot = placement_group(
+                [{self.resource: 1}],
+                strategy="STRICT_PACK",
+                _soft_target_node_id=self._roomiest_node(),
+            )
+            reserved, _ = ray.wait([slot.ready()], timeout=self.placement_timeout_s)
+        finally:
+            with self._lock:
+                self._reserving -= 1
+        if not reserved:
+            remove_placement_group(slot)
+            with self._lock:
+                raise self._no_free_slot(
+                    f"the Ray cluster has no free display slot: none came free within "
+                    f"{self.placement_timeout_s:g} s",
+                    opening_self=True,
+                )
         actor = self._actor_class.options(
             num_cpus=0,
             resources={self.resource: 1},
             max_concurrency=ACTOR_CONCURRENCY,
             max_restarts=0,
-            scheduling_strategy="SPREAD",
+            scheduling_strategy=PlacementGroupSchedulingStrategy(slot, 0),
         ).remote(self.spec, session_id)
         ready = actor.ready.remote()
         done, _ = ray.wait([ready], timeout=self.start_timeout_s)
-        if not done:
-            ray.kill(actor, no_restart=True)
-            raise NoFreeSlotError(
-                f"no session actor could start within {self.start_timeout_s:g} s: every "
-                "display slot of the cluster is taken (by other users too?)",
-                running=len(self._sessions),
-            )
         try:
+            if not done:
+                raise ProviderError(
+                    f"session {session_id}'s actor did not start within "
+                    f"{self.start_timeout_s:g} s in its display slot"
+                )
             where = ray.get(ready)
-        except ray.exceptions.RayError as exc:
+        except BaseException as exc:
             ray.kill(actor, no_restart=True)
-            cause = getattr(exc, "cause", None) or exc
-            raise ProviderError(f"session {session_id} could not start: {cause}") from None
-        return RaySession(self, session_id, actor, where, self._codec)
+            remove_placement_group(slot)
+            if isinstance(exc, ray.exceptions.RayError):
+                cause = getattr(exc, "cause", None) or exc
+                raise ProviderError(f"session {session_id} could not start: {cause}") from None
+            raise
+        return RaySession(self, session_id, actor, where, self._codec, slot)
+
+    def _roomiest_node(self) -> str | None:
+        """The alive node with the most free display slots (None when unknown): the
+        slot is asked for there first, which spreads sessions over the nodes."""
+        try:
+            from ray._private.state import state
+
+            per_node = state.available_resources_per_node()
+        except Exception:  # a private API: without it, Ray picks the node
+            return None
+        free = {node: res.get(self.resource, 0) for node, res in per_node.items()}
+        best = max(free, key=lambda node: free[node], default=None)
+        return best if best is not None and free[best] >= 1 else None
 
     def forget(self, session: RaySession) -> None:
         """Drop a closed session from the books (its slot is free again)."""
@@ -309,13 +382,15 @@ class RayProvider:
         )
 
     def _free_slots_locked(self) -> int:
-        alive = self._alive_nodes()
-        slots = sum(node["Resources"].get(self.resource, 0) for node in alive.values())
-        ours = sum(1 for s in self._sessions.values() if s.node in alive) + self._opening
-        return max(0, int(slots) - ours)
+        try:
+            available = self.ray.available_resources().get(self.resource, 0)
+        except Exception as exc:  # the head (its GCS) is gone or unreachable
+            raise ProviderError(f"the Ray cluster cannot be reached: {exc}") from exc
+        return max(0, int(available) - self._reserving)
 
     def free_slots(self) -> int:
-        """The display slots of the alive nodes less the sessions this provider runs there."""
+        """The cluster's display slots that nobody holds (this server, other drivers)
+        less the sessions opening here that have not reserved theirs yet."""
         with self._lock:
             return self._free_slots_locked()
 
@@ -336,10 +411,13 @@ class RayProvider:
                     "sessions": sum(1 for s in sessions if s.node == node_id),
                 }
             )
+        with self._lock:
+            opening = self._opening
         return {
             "name": self.name,
             "resource": self.resource,
             "free_slots": self.free_slots(),
+            "opening": opening,
             "nodes": nodes,
         }
 
