@@ -147,10 +147,13 @@ def heavy_step(
 ) -> None:
     """One step of the heavy client process; ``done`` is set once it returned."""
     assert heavy.stdin is not None and heavy.stdout is not None
-    heavy.stdin.write("step\n")
-    heavy.stdin.flush()
-    results.append(json.loads(heavy.stdout.readline()))
-    done.set()
+    try:
+        heavy.stdin.write("step\n")
+        heavy.stdin.flush()
+        line = heavy.stdout.readline()
+        results.append(json.loads(line) if line else {"exit": -1, "stderr": "the client died"})
+    finally:  # the trivial steps stop with it, whatever happened
+        done.set()
 
 
 class Heavy(threading.Thread):
@@ -234,9 +237,12 @@ def report(
             f"{percentile(samples, 0.99) / percentile(alone, 0.99):.2f}x | "
             f"{max(samples) / max(alone):.2f}x |"
         )
-    kept = statistics.median(result["kept"] for result in results)
-    dropped = statistics.median(result["dropped"] for result in results)
-    size = statistics.median(result["bytes"] for result in results) / 2**20
+    whole = [result for result in results if "kept" in result] or [
+        {"kept": 0, "dropped": 0, "bytes": 0}
+    ]
+    kept = statistics.median(result["kept"] for result in whole)
+    dropped = statistics.median(result["dropped"] for result in whole)
+    size = statistics.median(result["bytes"] for result in whole) / 2**20
     lines = [
         "## Code env under load",
         "",

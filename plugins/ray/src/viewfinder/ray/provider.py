@@ -17,9 +17,11 @@ node; the provider's other sessions go on, and new ones go to the nodes alive.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 from viewfinder.core.providers import (
@@ -41,8 +43,19 @@ RESOURCE = "viewfinder_display"
 #: send no usage statistics unless the operator asked for them.
 _LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 _USAGE_STATS_ENV = "RAY_USAGE_STATS_ENABLED"
+#: Ray ends a driver whose head has been gone for 60 s (exit 1). The server outlives
+#: it: it answers ``/health`` (503, "head lost") and refuses sessions with the reason.
+_HEAD_RECONNECT_ENV = "RAY_gcs_rpc_server_reconnect_timeout_s"
+_HEAD_RECONNECT_S = str(365 * 24 * 3600)
 #: Concurrent calls into one session actor: a call, a cancel and a close at once.
 ACTOR_CONCURRENCY = 4
+#: Without an answer from the cluster's head (its GCS) for this long, the head is gone.
+HEAD_LOST_AFTER_S = 3.0
+#: How often the provider asks the head whether it is there.
+HEAD_CHECK_EVERY_S = 1.0
+#: How long a lost session's reason waits for the head to count its node dead (a
+#: raylet killed outright is seen first as a failed call, then as a dead node).
+NODE_DEATH_WAIT_S = 30.0
 #: How long a new session waits for a display slot to be reserved before it is refused.
 PLACEMENT_TIMEOUT_S = 1.5
 
@@ -60,6 +73,7 @@ def _import_ray(address: str | None) -> Any:
 
     if "ray" not in sys.modules:
         os.environ.setdefault(_USAGE_STATS_ENV, "0")
+        os.environ.setdefault(_HEAD_RECONNECT_ENV, _HEAD_RECONNECT_S)
         if _is_loopback(address):
             # Ray rewrites a loopback address to this machine's public one unless told
             # that this is a single-machine cluster; a cluster on 127.0.0.1 is one.
@@ -141,6 +155,9 @@ class RaySession:
             return
         self._closed = True
         ray = self._provider.ray
+        if self._provider.head_lost() is not None:  # its actor cannot be reached
+            self._provider.forget(self)
+            return
         try:
             if self._lost is None:
                 ray.get(self._actor.close.remote(), timeout=self._provider.close_timeout_s)
@@ -222,6 +239,29 @@ class RayProvider:
         if self._owns_connection:
             self._connect(address, slots, init_options or {})
         self._actor_class = self.ray.remote(_actor_class())
+        self._head_seen = time.monotonic()
+        threading.Thread(target=self._watch_head, name="viewfinder-ray-head", daemon=True).start()
+
+    # -- the head --------------------------------------------------------------------------
+
+    def _watch_head(self) -> None:
+        """Ask the head for its nodes every second: a call that does not come back (its
+        GCS is gone) leaves :attr:`_head_seen` behind, which :meth:`head_lost` reads."""
+        while not self._closed:
+            try:
+                self.ray.nodes()
+                self._head_seen = time.monotonic()
+            except Exception:  # the GCS refused or is away: _head_seen stays behind
+                log.debug("the Ray head did not answer", exc_info=True)
+            time.sleep(HEAD_CHECK_EVERY_S)
+
+    def head_lost(self) -> str | None:
+        """Why the cluster is gone (its head has not answered for
+        :data:`HEAD_LOST_AFTER_S`), or None while it answers. Never blocks."""
+        away = time.monotonic() - self._head_seen
+        if away < HEAD_LOST_AFTER_S + HEAD_CHECK_EVERY_S:
+            return None
+        return f"the cluster's head is gone (no answer from it for {away:.0f} s)"
 
     def _connect(self, address: str | None, slots: int | None, options: dict[str, Any]) -> None:
         settings: dict[str, Any] = {
@@ -237,6 +277,12 @@ class RayProvider:
             )
         else:
             settings["address"] = address
+            if address.startswith("ray://") and importlib.util.find_spec("grpc") is None:
+                raise ProviderError(
+                    f"the Ray client address {address!r} needs Ray's client, which is not "
+                    "installed: pip install 'ray[client]' (the same Ray version as the "
+                    "cluster), or give the cluster's HOST:PORT from one of its machines"
+                )
         settings.update(options)
         try:
             self.ray.init(**settings)
@@ -254,6 +300,9 @@ class RayProvider:
         cluster has none (held by anyone), within ``placement_timeout_s``."""
         # No refusal on the count alone: the cluster's count lags a slot just given
         # back by a fraction of a second, and the reservation waits for that.
+        head_lost = self.head_lost()
+        if head_lost is not None:
+            raise ProviderError(f"{head_lost}; sessions can open once it is back")
         with self._lock:
             if self._closed:
                 raise ProviderError("the ray provider is closed")
@@ -349,19 +398,32 @@ class RayProvider:
                 del self._sessions[session.id]
 
     def lost(self, session: RaySession, error: Exception) -> SessionLostError:
-        """The error a session whose actor died fails with, naming its node."""
-        node = f"{session.node} ({session.address})"
-        try:
-            alive = self._alive_nodes()
-        except ProviderError as exc:
-            return SessionLostError(session.id, node, f"its actor died and {exc}")
-        if session.node not in alive:
-            reason = "its node died"
-        else:
-            first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
-            reason = f"its actor died ({first_line or type(error).__name__})"
-        log.warning("session %s lost on node %s: %s", session.id, node, reason)
-        return SessionLostError(session.id, node, reason)
+        """The error a session whose actor died fails with, naming its node (its id, as
+        :attr:`RaySession.node` and ``stats()`` give it) and why: its node died (once
+        the head counts it dead, which for a raylet killed outright takes seconds), the
+        head is gone, or its actor died on a node that lives."""
+        deadline = time.monotonic() + NODE_DEATH_WAIT_S
+        while True:
+            head_lost = self.head_lost()
+            if head_lost is not None:
+                reason = head_lost
+                break
+            try:
+                alive = session.node in self._alive_nodes()
+            except ProviderError as exc:
+                reason = f"its actor died and {exc}"
+                break
+            if not alive:
+                reason = "its node died"
+                break
+            if not _node_may_be_dying(error) or time.monotonic() > deadline:
+                first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
+                reason = f"its actor died ({first_line or type(error).__name__})"
+                break
+            time.sleep(0.5)
+        log.warning("session %s lost on node %s (%s): %s", session.id, session.node,
+                    session.address, reason)  # fmt: skip
+        return SessionLostError(session.id, session.node, f"{reason} (at {session.address})")
 
     def sessions(self) -> list[RaySession]:
         with self._lock:
@@ -391,11 +453,26 @@ class RayProvider:
     def free_slots(self) -> int:
         """The cluster's display slots that nobody holds (this server, other drivers)
         less the sessions opening here that have not reserved theirs yet."""
+        if self.head_lost() is not None:
+            return 0
         with self._lock:
             return self._free_slots_locked()
 
     def stats(self) -> dict[str, Any]:
-        """Nodes with their slots and this provider's sessions on each."""
+        """Nodes with their slots and this provider's sessions on each, and the
+        cluster's ``state``: ``"connected"``, or ``"head lost"`` with the ``error``
+        (answered at once then, from what the provider knows)."""
+        head_lost = self.head_lost()
+        if head_lost is not None:
+            return {
+                "name": self.name,
+                "resource": self.resource,
+                "state": "head lost",
+                "error": head_lost,
+                "free_slots": 0,
+                "sessions": len(self.sessions()),
+                "nodes": [],
+            }
         alive = self._alive_nodes()
         sessions = self.sessions()
         nodes = []
@@ -416,6 +493,7 @@ class RayProvider:
         return {
             "name": self.name,
             "resource": self.resource,
+            "state": "connected",
             "free_slots": self.free_slots(),
             "opening": opening,
             "nodes": nodes,
@@ -430,6 +508,10 @@ class RayProvider:
             if self._closed:
                 return
             self._closed = True
+        head_lost = self.head_lost()
+        if head_lost is not None:  # nothing of the cluster can be reached to be closed
+            log.warning("%s: leaving its sessions to it, and the connection as it is", head_lost)
+            return
         threads = [
             threading.Thread(target=session.close, name=f"close-{session.id[:8]}")
             for session in self.sessions()
@@ -440,6 +522,13 @@ class RayProvider:
             thread.join(self.close_timeout_s + 10)
         if self._owns_connection and self.ray.is_initialized():
             self.ray.shutdown()
+
+
+def _node_may_be_dying(error: Exception) -> bool:
+    """Whether an actor's death may be its node's that the head has not counted yet:
+    the call could not reach the actor's process (rather than the actor exiting)."""
+    text = str(error)
+    return any(sign in text for sign in ("RpcError", "UNAVAILABLE", "unreachable"))
 
 
 def _actor_class() -> type:

@@ -68,6 +68,16 @@ class LocalCluster:
                 raise AssertionError(f"node {node_id} still counts as alive after {timeout:g} s")
             time.sleep(0.1)
 
+    def kill_raylet(self, index: int) -> None:
+        """SIGKILL node ``index``'s raylet (by its pid), as a crashed machine would end it:
+        the head learns of it only later, by its health checks. Returns at once; the
+        node's other processes are stopped with the cluster."""
+        import signal
+
+        raylet = self.nodes[index].all_processes["raylet"][0].process
+        os.kill(raylet.pid, signal.SIGKILL)
+        raylet.wait(30)
+
 
 @contextlib.contextmanager
 def local_cluster(

@@ -97,7 +97,7 @@ async def session_socket(websocket: WebSocket, registry: Registry, served: Serve
     finally:
         session = _opened(opening)
         if session is not None:
-            session.on_server_close = None
+            session.on_server_close = session.on_lost = None
             session.env.cancel("the client disconnected")  # a running step ends at once
         answering.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -150,7 +150,16 @@ async def _answer_once_open(
     async def server_closed(reason: str) -> None:
         await websocket.close(code=SERVER_CLOSED, reason=reason[:120])
 
+    async def lost(error: SessionLostError) -> None:  # its cluster's head is gone
+        await websocket.send_text(
+            json.dumps(wire.error_message(wire.SESSION_LOST, str(error), node=error.node))
+        )
+        await websocket.close(
+            code=SESSION_LOST_CLOSE, reason=f"{wire.SESSION_LOST}: {error.reason}"[:120]
+        )
+
     session.on_server_close = server_closed
+    session.on_lost = lost
     await _answer_in_order(websocket, registry, answer, session, requests)
 
 
