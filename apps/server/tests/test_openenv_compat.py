@@ -62,35 +62,19 @@ class OpenEnvCodingEnv(EnvClient[OpenEnvCodeAction, OpenEnvCodeObservation, Open
         )
 
 
-#: Two captures, a blue screen and then a red one: the last capture is the red one.
-BLUE_THEN_RED = """
-import tkinter as tk
-root = tk.Tk()
-root.overrideredirect(True)
-root.geometry("320x240+0+0")
-frame = tk.Frame(root, bg="#0000ff", width=320, height=240)
-frame.pack()
-root.update()
-capture_screenshot()
-frame.configure(bg="#ff0000")
-root.update()
-capture_screenshot()
-"""
-
-
 def pixel(shot: str, x: int, y: int) -> tuple[int, int, int]:
     image = Image.open(io.BytesIO(base64.b64decode(shot))).convert("RGB")
     found: tuple[int, int, int] = image.getpixel((x, y))  # type: ignore[assignment]
     return found
 
 
-def test_openenv_generic_client_sync(server: LocalServer) -> None:
+def test_openenv_generic_client_sync(server: LocalServer, blue_then_red: str) -> None:
     with GenericEnvClient(base_url=server.base_url).sync() as env:
         first = env.reset()
         assert first.observation["exit_code"] == 0
         assert "screenshot" not in first.observation  # nothing captured yet
         env.step({"code": "x = 20"})
-        result = env.step({"code": BLUE_THEN_RED + "print(x + 1)"})
+        result = env.step({"code": blue_then_red + "print(x + 1)"})
         assert result.observation["stdout"] == "21\n"
         first_shot, last_shot = result.observation["screenshots"]
         assert pixel(first_shot, 160, 120) == (0, 0, 255)
@@ -124,20 +108,22 @@ async def test_openenv_typed_coding_client_reads_our_observations(server: LocalS
 
 
 async def test_a_code_observation_client_reads_the_last_capture(
-    server: LocalServer, code_observation_client: type[Any]
+    server: LocalServer, code_observation_client: type[Any], blue_then_red: str
 ) -> None:
     async with code_observation_client(base_url=server.base_url) as env:
         await env.reset()
-        result = await env.step(CodeAction(code=BLUE_THEN_RED))
+        result = await env.step(CodeAction(code=blue_then_red))
         observation = result.observation
         assert observation.screenshot is not None
         assert pixel(observation.screenshot, 160, 120) == (255, 0, 0)
         assert observation.screenshot == observation.screenshots[-1]
 
 
-def test_viewfinders_client_gets_the_last_capture_once_when_it_asks(server: LocalServer) -> None:
+def test_viewfinders_client_gets_the_last_capture_once_when_it_asks(
+    server: LocalServer, blue_then_red: str
+) -> None:
     ws_url = server.base_url.replace("http://", "ws://") + "/ws"
-    step = json.dumps({"type": "step", "data": {"code": BLUE_THEN_RED}})
+    step = json.dumps({"type": "step", "data": {"code": blue_then_red}})
     with connect(ws_url + "?screenshot=deduplicated", max_size=2**26) as ws:
         ws.send(json.dumps({"type": "reset", "data": {}}))
         ws.recv(timeout=60)
@@ -150,11 +136,11 @@ def test_viewfinders_client_gets_the_last_capture_once_when_it_asks(server: Loca
     assert sent["screenshot"] == sent["screenshots"][-1]
     # CodingEnv asks for it, and puts the last capture back
     with CodingEnv(server.base_url) as env:
-        observation = env.step(BLUE_THEN_RED).observation
+        observation = env.step(blue_then_red).observation
     assert observation.screenshot == observation.screenshots[-1]
     assert pixel(observation.screenshot, 160, 120) == (255, 0, 0)
     with CodingEnv(server.base_url, deduplicate_screenshot=False) as env:
-        full = env.step(BLUE_THEN_RED).observation
+        full = env.step(blue_then_red).observation
     assert full.screenshot is not None and pixel(full.screenshot, 160, 120) == (255, 0, 0)
 
 

@@ -11,9 +11,7 @@ import base64
 import io
 import os
 import signal
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -49,21 +47,6 @@ root = tk.Tk()
 root.overrideredirect(True)
 root.geometry("320x240+0+0")
 tk.Frame(root, bg="#ff0000", width=320, height=240).pack()
-root.update()
-capture_screenshot()
-"""
-
-#: Two captures, blue then red: the last capture is the red one.
-TK_BLUE_THEN_RED = """
-import tkinter as tk
-root = tk.Tk()
-root.overrideredirect(True)
-root.geometry("320x240+0+0")
-frame = tk.Frame(root, bg="#0000ff", width=320, height=240)
-frame.pack()
-root.update()
-capture_screenshot()
-frame.configure(bg="#ff0000")
 root.update()
 capture_screenshot()
 """
@@ -181,34 +164,6 @@ def cluster() -> Iterator[LocalCluster]:
         yield running_cluster
 
 
-def start_ray_server(cluster: LocalCluster, folder: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """``viewfinder serve --provider ray --ray-address ADDRESS`` on loopback, answering;
-    its log goes to ``folder/server.log``."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    log_path = folder / "server.log"
-    with log_path.open("wb") as log_file:  # a file, not a pipe: nothing can block on it
-        process = subprocess.Popen(
-            [sys.executable, "-m", "viewfinder.cli", "serve", "--port", str(port),
-             "--size", "320x240", "--max-sessions", "4",
-             "--provider", "ray", "--ray-address", cluster.address],
-            stdout=subprocess.DEVNULL, stderr=log_file, env=os.environ.copy(),
-        )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-
-    def answers() -> bool:
-        if process.poll() is not None:
-            raise AssertionError(f"the server exited: {log_path.read_text()[-3000:]}")
-        try:
-            return httpx.get(f"{base}/health").status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    wait_until(answers, "the ray server to answer /health", timeout=120)
-    return process, base
-
-
 def stopped_log(process: subprocess.Popen[bytes], folder: Path) -> str:
     """The server's log once it has ended (SIGKILL if SIGTERM did not end it in 60 s)."""
     try:
@@ -220,11 +175,15 @@ def stopped_log(process: subprocess.Popen[bytes], folder: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def ray_server(cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def ray_server(
+    cluster: LocalCluster,
+    tmp_path_factory: pytest.TempPathFactory,
+    start_ray_server: Callable[..., tuple[subprocess.Popen[bytes], str]],
+) -> Iterator[str]:
     """``viewfinder serve --provider ray`` for the module. After it stops, no session
     actor, nor anything an actor started, may be left."""
     folder = tmp_path_factory.mktemp("ray-server")
-    process, base = start_ray_server(cluster, folder)
+    process, base = start_ray_server(cluster.address, folder)
     ray_server_sessions.clear()
     try:
         yield base
@@ -263,7 +222,7 @@ def nodes_with_sessions(base: str) -> dict[str, int]:
 
 
 def test_openenv_client_drives_a_ray_session_end_to_end(
-    ray_server: str, code_observation_client: type[Any]
+    ray_server: str, code_observation_client: type[Any], blue_then_red: str
 ) -> None:
     all_slots_free(ray_server)
     provider = health(ray_server)["provider"]
@@ -272,7 +231,7 @@ def test_openenv_client_drives_a_ray_session_end_to_end(
         first = env.reset()
         assert first.observation["exit_code"] == 0
         env.step({"code": "x = 20"})
-        result = env.step({"code": TK_BLUE_THEN_RED + "print(x + 1)"})
+        result = env.step({"code": blue_then_red + "print(x + 1)"})
         assert result.observation["stdout"] == "21\n"  # globals kept across steps
         blue, red = result.observation["screenshots"]
         assert (pixel(blue, 160, 120), pixel(red, 160, 120)) == ((0, 0, 255), (255, 0, 0))
@@ -283,7 +242,7 @@ def test_openenv_client_drives_a_ray_session_end_to_end(
         note_session_processes()
     with code_observation_client(base_url=ray_server).sync() as typed:
         typed.reset()
-        observation = typed.step(CodeAction(code=TK_BLUE_THEN_RED)).observation
+        observation = typed.step(CodeAction(code=blue_then_red)).observation
         assert observation.screenshot is not None
         assert pixel(observation.screenshot, 160, 120) == (255, 0, 0)
         assert observation.screenshot == observation.screenshots[-1]
@@ -340,13 +299,15 @@ def test_a_node_that_dies_fails_only_its_sessions(ray_server: str, cluster: Loca
 
 
 def test_a_stop_that_takes_more_than_three_seconds_still_ends_cleanly(
-    cluster: LocalCluster, tmp_path: Path
+    cluster: LocalCluster,
+    tmp_path: Path,
+    start_ray_server: Callable[..., tuple[subprocess.Popen[bytes], str]],
 ) -> None:
     # Ray's driver hands SIGTERM to abseil's failure handler first, which arms a 3 s
     # SIGABRT (ray-project/ray#64830); a stop that closes sessions for longer than that
     # was a core dump, with the sessions' actors left to Ray. A session whose actor is
     # stopped (SIGSTOP) for 5 s makes the stop that long.
-    process, base = start_ray_server(cluster, tmp_path)
+    process, base = start_ray_server(cluster.address, tmp_path)
     try:
         before = session_actor_processes()
         env = CodingEnv(base)

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -17,36 +17,10 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from viewfinder.core.testing import wait_until
 from viewfinder.ray.testing import local_cluster
 
 #: Ray ends a driver whose head has been gone this long; the server must outlive it.
 RAY_DRIVER_GIVES_UP_S = 60
-
-
-def start_server(address: str, log_path: Path) -> tuple[subprocess.Popen[bytes], str]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    with log_path.open("wb") as log_file:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "viewfinder.cli", "serve", "--port", str(port),
-             "--size", "320x240", "--max-sessions", "2",
-             "--provider", "ray", "--ray-address", address],
-            stdout=subprocess.DEVNULL, stderr=log_file,
-        )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-
-    def answers() -> bool:
-        if process.poll() is not None:
-            raise AssertionError(f"the server exited: {log_path.read_text()[-3000:]}")
-        try:
-            return httpx.get(f"{base}/health").status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    wait_until(answers, "the ray server to answer /health", timeout=120)
-    return process, base
 
 
 def probe(address: str) -> int:
@@ -59,10 +33,12 @@ def probe(address: str) -> int:
 
 
 @pytest.mark.slow
-def test_a_lost_head_is_said_to_every_session_and_the_server_stays_up(tmp_path: Path) -> None:
+def test_a_lost_head_is_said_to_every_session_and_the_server_stays_up(
+    tmp_path: Path, start_ray_server: Callable[..., tuple[subprocess.Popen[bytes], str]]
+) -> None:
     with local_cluster([{"viewfinder_display": 1}], connect=False) as cluster:
         gcs = cluster.cluster.head_node.all_processes["gcs_server"][0].process.pid
-        process, base = start_server(cluster.address, tmp_path / "server.log")
+        process, base = start_ray_server(cluster.address, tmp_path)
         ws_url = base.replace("http://", "ws://") + "/ws"
         try:
             assert probe(cluster.address) == 0  # the manifest's probe passes on a live node
