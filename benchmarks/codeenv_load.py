@@ -96,11 +96,16 @@ def trivial_steps_while(
 #: line on stdin, its result as a JSON line on stdout.
 HEAVY_CLIENT = """
 import json, sys
-from viewfinder.server import CodingEnv
+from viewfinder.server import CodingEnv, EnvServerError
 with CodingEnv(sys.argv[1]) as env:
     env.reset()
     for _ in sys.stdin:
-        observation = env.step(sys.argv[2]).observation
+        try:
+            observation = env.step(sys.argv[2]).observation
+        except EnvServerError as exc:  # reported, and the next round starts afresh
+            print(json.dumps({"exit": -1, "stderr": str(exc)[-300:]}), flush=True)
+            env.reset()
+            continue
         print(json.dumps({
             "kept": len(observation.screenshots),
             "dropped": observation.metadata.get("screenshots_dropped", {}).get("count", 0),
