@@ -134,17 +134,15 @@ async def _answer_once_open(
     try:
         session = await asyncio.shield(opening)
     except CapacityReachedError as exc:
-        await _refuse(websocket, exc, requests)
+        refusal = wire.error_message(
+            exc.code, str(exc), active_sessions=exc.active_sessions, max_sessions=exc.max_sessions
+        )
+        await _refuse(websocket, json.dumps(refusal), requests)
         return
     except Exception as exc:  # the provider could not start it (its cluster is gone, ...)
         log.warning("a session could not open: %s", exc)
-        with contextlib.suppress(RuntimeError, WebSocketDisconnect):
-            await websocket.send_text(
-                json.dumps(
-                    wire.error_message(wire.SESSION_ERROR, f"the session could not start: {exc}")
-                )
-            )
-            await websocket.close(code=SESSION_LOST_CLOSE, reason="the session could not start")
+        error = wire.error_message(wire.SESSION_ERROR, f"the session could not start: {exc}")
+        await _refuse(websocket, json.dumps(error), requests, code=SESSION_LOST_CLOSE)
         return
 
     async def server_closed(reason: str) -> None:
@@ -230,20 +228,17 @@ async def _answer(
 
 async def _refuse(
     websocket: WebSocket,
-    exc: CapacityReachedError,
+    refusal: str,
     requests: asyncio.Queue[BaseModel | dict[str, Any]],
+    code: int = 1000,
 ) -> None:
-    """Say CAPACITY_REACHED first (as OpenEnv does), to whatever the client sends, then close.
+    """Say why there is no session (CAPACITY_REACHED first, as OpenEnv does), to
+    whatever the client sends, then close.
 
     Closing right after the first error would race a client that is sending its first
     message (OpenEnv's client sends ``reset`` before reading): its send would fail on a
     closed socket instead of reading the error. So the socket stays open a few seconds.
     """
-    refusal = json.dumps(
-        wire.error_message(
-            exc.code, str(exc), active_sessions=exc.active_sessions, max_sessions=exc.max_sessions
-        )
-    )
     with contextlib.suppress(WebSocketDisconnect, RuntimeError, TimeoutError):
         await websocket.send_text(refusal)
         async with asyncio.timeout(REFUSAL_LINGER_S):
@@ -251,4 +246,4 @@ async def _refuse(
                 await requests.get()
                 await websocket.send_text(refusal)
     with contextlib.suppress(RuntimeError, WebSocketDisconnect):
-        await websocket.close()
+        await websocket.close(code=code)
