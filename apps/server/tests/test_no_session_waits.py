@@ -1,5 +1,5 @@
 """One session's big reply holds no other session: replies are written as JSON on a
-worker thread, and sent without compression on the event loop (docs/decisions.md, 28)."""
+worker thread, and sent without compression on the event loop (docs/decisions.md, 32)."""
 
 from __future__ import annotations
 
