@@ -52,6 +52,7 @@ def test_a_token_opens_other_addresses_and_loopback_needs_none() -> None:
         (["--", "no-such-program-here", "x"], "no program 'no-such-program-here' on PATH"),
         (["--app", "'unclosed"], "cannot be split"),
         (["--print-config", "emacs"], "'emacs' is not a client this knows"),
+        (["--client", "netscape"], "--client: 'netscape' is not one of claude-desktop"),
     ],
 )
 def test_options_that_cannot_work_are_refused_with_what_to_write(
@@ -71,21 +72,70 @@ def test_print_config_claude_starts_this_command_with_its_options() -> None:
     config = json.loads(result.stdout)
     entry = config["mcpServers"]["viewfinder"]
     assert Path(entry["command"]).is_absolute()
-    assert entry["args"][-7:] == [
+    assert entry["args"][-11:] == [
         "mcp", "--size", "1600x1000",
         # made absolute: a client starts the server elsewhere, with a PATH of its own
         "--app", shlex.join([shutil.which(sys.executable) or sys.executable, str(FORM)]),
+        # the limits of results the client takes (Claude Code's, the tighter)
+        "--client", "claude-code",
         "--browser", "off",
+        # and in a folder of its own (Claude Desktop: /), so the workdir is pinned
+        "--workdir", str(Path.cwd().resolve()),
     ]  # fmt: skip
 
 
 def test_print_config_for_cursor_and_vscode_over_stdio() -> None:
     cursor = json.loads(invoke("--print-config", "cursor").stdout)
-    assert cursor["mcpServers"]["viewfinder"]["args"][-1] == "mcp"
+    assert cursor["mcpServers"]["viewfinder"]["args"][-5:] == [
+        "mcp", "--client", "cursor", "--workdir", str(Path.cwd().resolve())
+    ]  # fmt: skip
     vscode = json.loads(invoke("--print-config", "vscode", "--max-size", "none").stdout)
     entry = vscode["servers"]["viewfinder"]
     assert entry["type"] == "stdio"
-    assert entry["args"][-3:] == ["mcp", "--max-size", "none"]
+    assert entry["args"][-7:-2] == ["mcp", "--client", "generic", "--max-size", "none"]
+
+
+def test_print_config_pins_the_workdir_given_relative_as_an_absolute_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path)
+    result = invoke("--print-config", "claude", "--workdir", "work")
+    assert result.exit_code == 0, result.output
+    args = json.loads(result.stdout)["mcpServers"]["viewfinder"]["args"]
+    assert args[args.index("--workdir") + 1] == str(tmp_path / "work")
+
+
+@pytest.mark.parametrize("folder", ["/", "~", "/home", "/root"])
+def test_a_workdir_of_the_root_or_a_home_folder_is_refused(folder: str) -> None:
+    result = invoke("--print-config", "claude", "--workdir", str(Path(folder).expanduser()))
+    assert result.exit_code == 2, result.output
+    assert "would give the tools every file below it" in " ".join(result.output.split())
+
+
+def test_started_in_the_root_folder_without_a_workdir_is_refused_as_claude_desktop_would(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir("/")
+    result = invoke("--print-config", "claude")
+    output = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert "--workdir: the current folder, /, would give the tools every file" in output
+
+
+def test_print_config_over_http_names_a_url_a_client_can_reach() -> None:
+    env = {"VIEWFINDER_MCP_TOKEN": "the-secret-token-123"}
+    anywhere = invoke("--print-config", "claude", "--http", "--host", "0.0.0.0", "--port",
+                      "8124", env=env)  # fmt: skip
+    assert anywhere.exit_code == 0, anywhere.output
+    assert json.loads(anywhere.stdout)["mcpServers"]["viewfinder"]["url"] == (
+        "http://127.0.0.1:8124/mcp"
+    )
+    six = invoke("--print-config", "cursor", "--http", "--host", "::", "--port", "8125", env=env)
+    assert json.loads(six.stdout)["mcpServers"]["viewfinder"]["url"] == "http://[::1]:8125/mcp"
+    free = invoke("--print-config", "claude", "--http", "--port", "0")
+    assert free.exit_code == 2
+    assert "--port: 0 picks a free port when the server starts" in " ".join(free.output.split())
 
 
 def test_print_config_over_http_never_writes_the_token_into_the_file() -> None:
@@ -121,3 +171,22 @@ def test_the_command_is_listed_by_viewfinder_help() -> None:
     result = runner.invoke(build_app(), ["--help"])
     assert result.exit_code == 0
     assert "mcp" in result.output
+
+
+@pytest.mark.parametrize(
+    ("client", "profile"),
+    [
+        ("claude", "claude-code"),
+        ("claude-code", "claude-code"),
+        ("claude-desktop", "claude-desktop"),
+        ("cursor", "cursor"),
+        ("vscode", "generic"),
+    ],
+)
+def test_print_config_writes_the_result_budget_of_its_client(client: str, profile: str) -> None:
+    config = json.loads(invoke("--print-config", client).stdout)
+    entry = (config.get("mcpServers") or config["servers"])["viewfinder"]
+    assert entry["args"][entry["args"].index("--client") + 1] == profile
+    chosen = json.loads(invoke("--print-config", client, "--client", "generic").stdout)
+    entry = (chosen.get("mcpServers") or chosen["servers"])["viewfinder"]
+    assert entry["args"][entry["args"].index("--client") + 1] == "generic"

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from viewfinder.core.testing import processes_with_argument, running, wait_until
-from viewfinder.mcp.testing import StdioServer, images_of, still_running, text_of
+from viewfinder.mcp.testing import StdioServer, free_display_name, images_of, still_running, text_of
 
 StartServer = Callable[..., StdioServer]
 
@@ -70,12 +70,7 @@ def test_a_call_the_client_gives_up_on_is_cancelled_and_the_next_call_works(
 @pytest.fixture
 def free_display() -> str:
     """A display name no X server uses now."""
-    number = next(
-        n
-        for n in range(731, 831)
-        if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists()
-    )
-    return f":{number}"
+    return free_display_name(731)
 
 
 def test_a_missing_display_is_a_tool_error_naming_it_and_once_it_runs_calls_work(

@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from viewfinder.core import tool_registry
+from viewfinder.core.result_budget import budget_for
 from viewfinder.core.testing import running, wait_until
+from viewfinder.mcp.schemas import inline_refs
 from viewfinder.mcp.testing import (
     StdioServer,
     close_to,
@@ -60,8 +62,15 @@ def test_the_tools_are_the_registrys_with_their_schemas_and_descriptions(
     assert set(listed) == set(registry)
     assert {"computer", "screenshot", "run_code", "browser_execute"} <= set(listed)
     for name, tool in registry.items():
-        assert listed[name].input_schema == tool.input_schema(), name
+        # every reference inlined: some clients follow no $ref
+        assert listed[name].input_schema == inline_refs(tool.input_schema()), name
+        assert "$ref" not in json.dumps(listed[name].input_schema), name
+        assert "$defs" not in listed[name].input_schema, name
         assert listed[name].description == tool.description, name
+    region = listed["screenshot"].input_schema["properties"]["region"]
+    assert {"x", "y", "width", "height"} <= set(
+        json.dumps(region) and region["anyOf"][0]["properties"]
+    )
     assert listed["screenshot"].annotations.read_only_hint is True
 
 
@@ -105,9 +114,13 @@ def test_run_code_returns_stdout_and_the_capture_of_its_window(server: StdioServ
     assert "window drawn" in text_of(result)
     assert result.structured_content["exit_code"] == 0
     (capture,) = images_of(result)
-    assert capture.size == (1600, 1000)  # the session's own screen
-    assert close_to(capture.getpixel((1350, 800)), (0x12, 0xAB, 0x34))
-    assert close_to(capture.getpixel((180, 88)), SWATCH_RED)  # the form is on it too
+    # the session's own screen, 1600x1000, within the client's long edge and pixels
+    scale = budget_for("claude-desktop").scale_for(1600, 1000)
+    assert capture.size == (round(1600 * scale), round(1000 * scale))
+    assert close_to(capture.getpixel((round(1350 * scale), round(800 * scale))), (0x12, 0xAB, 0x34))
+    # the form is on it too
+    assert close_to(capture.getpixel((round(180 * scale), round(88 * scale))), SWATCH_RED)
+    assert "from 1600x1000" in text_of(result)
 
 
 def test_browser_execute_returns_a_screenshot_of_the_page(server: StdioServer) -> None:

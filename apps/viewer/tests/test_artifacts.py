@@ -201,6 +201,23 @@ def test_a_desktop_run_reads_as_a_recording_with_a_live_link_to_its_display(
         "click (100, 100)", "type 'hi'", "drag (10, 10) → (200, 150)",
     ]  # fmt: skip
     assert view["live"] == display.name  # the display still runs: the page links its live view
-    assert display.name in [shown["name"] for shown in get(viewer, "/api/info").json()["live"]]
+    # a link, not a permission: only --live lets the live view stream it
+    assert get(viewer, "/api/info").json()["live"] == []
     frame = get(viewer, view["steps"][0]["frame"])
     assert Image.open(io.BytesIO(frame.content)).size == (800, 600)
+
+
+def test_a_long_artifact_is_given_a_page_of_steps_at_a_time(
+    artifacts: Path, serve: Callable[..., ViewerServer]
+) -> None:
+    viewer = serve(root=artifacts)
+    whole = get(viewer, "/api/artifact", id="session").json()
+    assert whole["step_count"] == len(whole["steps"]) == 4 and whole["steps_offset"] == 0
+    page = get(viewer, "/api/artifact", id="session", offset=1, limit=2).json()
+    assert [step["index"] for step in page["steps"]] == [1, 2]
+    assert page["step_count"] == 4 and page["steps_offset"] == 1
+    assert page["steps"] == whole["steps"][1:3]
+    assert get(viewer, "/api/artifact", id="session", offset=4, limit=2).json()["steps"] == []
+    for bad in ({"limit": 0}, {"limit": 1001}, {"offset": -1, "limit": 5}):
+        assert get(viewer, "/api/artifact", id="session", **bad).status_code == 422
+    assert get(viewer, "/api/info").status_code == 200  # and it keeps serving

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import struct
 import subprocess
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from viewfinder.core.testing import wait_until
 from viewfinder.viewer import ViewerServer
 from viewfinder.xvfb import Display
 
@@ -48,8 +52,6 @@ def test_several_pages_share_one_feed_and_each_starts_with_a_whole_frame(
             change = next_frame(client)
             assert not change["key"]  # only what changed: here the whole root
     # the last page gone, the feed stops
-    from viewfinder.core.testing import wait_until
-
     wait_until(
         lambda: not viewer.server.config.app.state.feeds.feeds(),  # type: ignore[attr-defined]
         "the feed to stop",
@@ -122,3 +124,28 @@ def test_frames_can_be_webp(display: Display, serve: Callable[..., ViewerServer]
         image = message[4 + length :]
         assert header["format"] == "webp" and header["key"]
         assert image[:4] == b"RIFF" and image[8:12] == b"WEBP"
+
+
+def test_a_display_that_dies_is_said_with_the_reason_and_the_socket_closes(
+    serve: Callable[..., ViewerServer],
+) -> None:
+    with Display(320, 240) as doomed:
+        viewer = serve(live=(doomed.name,))
+        with socket_to(viewer, doomed.name) as client:
+            assert json.loads(client.recv(timeout=10))["type"] == "hello"
+            assert next_frame(client)["key"]
+            assert doomed.pid is not None
+            os.kill(doomed.pid, signal.SIGKILL)  # no goodbye: the X server is just gone
+            ended = next_frame(client)
+            assert ended["error"].startswith(f"display {doomed.name} died: ")
+            with pytest.raises(ConnectionClosed) as closed:
+                client.recv(timeout=10)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1011
+            assert closed.value.rcvd.reason == "the display died"
+        # the server keeps serving: the dead display's feed is gone, other requests answer
+        wait_until(
+            lambda: not viewer.server.config.app.state.feeds.feeds(),  # type: ignore[attr-defined]
+            "the dead feed to stop",
+            timeout=10,
+        )
+        assert httpx.get(f"{viewer.url}/api/info", timeout=10).status_code == 200

@@ -114,7 +114,7 @@ def test_a_recorded_session_shows_every_step_with_its_action_on_the_clicked_pixe
     page.locator("body").press("ArrowLeft")
     page.wait_for_selector("#step-item-6[aria-current]")
     # the step's result is the next frame, and the frame can be downloaded
-    assert page.locator("#after-frame").get_attribute("src").endswith("step=6&which=after")
+    assert "step=6&which=after&v=" in (page.locator("#after-frame").get_attribute("src") or "")
     assert page.locator("a.download").get_attribute("download") == "step-6.png"
 
 
@@ -379,7 +379,7 @@ def write_long_session(folder: Path, steps: int) -> None:
     (folder / "manifest.jsonl").write_text("".join(line + "\n" for line in lines))
 
 
-def test_a_thousand_step_session_opens_at_once_and_loads_thumbnails_lazily(
+def test_a_thousand_step_session_opens_with_a_page_of_steps_and_the_rows_in_view(
     tmp_path: Path, serve: Callable[..., ViewerServer], page: Any,
     record_property: Callable[[str, object], None],
 ) -> None:  # fmt: skip
@@ -387,9 +387,14 @@ def test_a_thousand_step_session_opens_at_once_and_loads_thumbnails_lazily(
     write_long_session(folder, 1000)
     viewer = serve(root=folder)
     thumbs: list[str] = []
+    pages: list[str] = []
     page.on(
         "request",
         lambda request: thumbs.append(request.url) if "size=thumb" in request.url else None,
+    )
+    page.on(
+        "request",
+        lambda request: pages.append(request.url) if "/api/artifact" in request.url else None,
     )
     started = time.perf_counter()
     page.goto(viewer.url)
@@ -402,12 +407,31 @@ def test_a_thousand_step_session_opens_at_once_and_loads_thumbnails_lazily(
     print(
         f"1,000 steps: first step shown after {first_step_s:.2f} s, {len(thumbs)} thumbnails asked"
     )
-    assert page.locator("#steps .step").count() == 1000
-    assert first_step_s < 10
+    # one page of steps was asked for, and only the rows near the view are in the page
+    assert len(pages) == 1 and "offset=0&limit=200" in pages[0]
+    assert page.locator("nav.timeline").get_attribute("aria-label") == "1000 steps"
+    rows = page.locator("#steps .step").count()
+    assert 5 < rows < 60, rows
     page.wait_for_function("document.querySelector('#steps img.thumb')?.complete")
     assert 0 < len(thumbs) < 100, "the timeline asked for thumbnails it does not show"
+    # the list is as tall as all its rows: scrolling far fetches that page and shows it
+    page.evaluate("document.querySelector('nav.timeline').scrollTop = 730 * 73")
+    page.wait_for_selector("#step-item-730")
+    assert (
+        page.locator("#step-item-730 .label").inner_text()
+        == f"click ({730 * 37 % 1280}, {730 * 53 % 800})"
+    )
+    assert any("offset=600&limit=200" in url for url in pages)
     page.locator("body").press("End")
     page.wait_for_selector("#step-item-999[aria-current]")
     page.wait_for_function("document.getElementById('frame')?.complete")
     x, y = marker_on_screen(page)
     assert abs(x - (999 * 37) % 1280) <= 1 and abs(y - (999 * 53) % 800) <= 1
+    # a deep link far down asks for its own page first
+    pages.clear()
+    page.goto(f"{viewer.url}/?a=.#step-750")
+    page.wait_for_selector("#step-item-750[aria-current]")
+    assert "offset=600&limit=200" in pages[0]
+    page.wait_for_function("document.getElementById('frame')?.complete")
+    x, y = marker_on_screen(page)
+    assert abs(x - (750 * 37) % 1280) <= 1 and abs(y - (750 * 53) % 800) <= 1

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from viewfinder.browser.return_value import MAX_RESULT_CHARS
 from viewfinder.codeenv import CodeEnvSandbox
 from viewfinder.core import ToolContext, call_tool, tool_registry
 from viewfinder.core.testing import escape_probe, running
@@ -93,3 +94,21 @@ def test_a_host_requiring_a_sandbox_without_one_refuses() -> None:
         result = call_tool("browser_execute", {"code": "return 1"}, context)
     assert result.is_error
     assert "only in a session's sandbox" in result.text
+
+
+def test_a_large_return_value_is_cut_with_a_note_in_the_sandbox_and_in_process(
+    sandboxed: ToolContext,
+) -> None:
+    big = "return 'a' * 1_100_000 + 'the-end'"  # past the sandbox's 1 MiB of output
+    with ToolContext() as library:
+        for context in (sandboxed, library):
+            result = call_tool("browser_execute", {"code": big}, context)
+            assert not result.is_error, result.text
+            assert result.structured is not None
+            value = result.structured["result"]
+            assert len(value) == MAX_RESULT_CHARS and value.startswith('"aaaa')
+            assert "the-end" not in value
+            assert "1100009 characters of JSON; only its first 200000" in result.text
+            assert len(result.text) < 2 * MAX_RESULT_CHARS  # the value is not printed whole
+            small = call_tool("browser_execute", {"code": "return [1, 2]"}, context)
+            assert small.structured == {"result": [1, 2], "ok": True}

@@ -8,6 +8,7 @@ import logging
 import os
 import shlex
 import shutil
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -15,6 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from viewfinder.core import PluginError, ViewfinderError
+from viewfinder.core.result_budget import DEFAULT_CLIENT
 from viewfinder.mcp.options import (
     DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_SESSIONS,
@@ -26,9 +28,11 @@ from viewfinder.mcp.options import (
     McpOptionError,
     parse_apps,
     parse_browser,
+    parse_client,
     parse_display,
     parse_max_size,
     parse_size,
+    parse_workdir,
 )
 
 #: Exit status for options that cannot be used (click's, for misused options).
@@ -134,6 +138,15 @@ def mcp_command(
             file_okay=False,
         ),
     ] = None,
+    client: Annotated[
+        str | None,
+        typer.Option(
+            "--client",
+            help="The client whose limits every result is fitted to (image bytes and size, "
+            "text tokens): claude-desktop (the default), claude-code, cursor or generic. "
+            "--print-config writes the one of the client it is for.",
+        ),
+    ] = None,
     print_config: Annotated[
         str | None,
         typer.Option(
@@ -161,7 +174,8 @@ def mcp_command(
             apps=tuple(tuple(words) for words in parse_apps(app or [], command or [])),
             browser=parse_browser(browser),
             max_size=parse_max_size(max_size),
-            workdir=(workdir or Path.cwd()).resolve(),
+            workdir=parse_workdir(workdir),
+            client=parse_client(client or profile_of(print_config)),
         )
         _check_programs(desktop.apps)
         if display is not None and size != "{}x{}".format(*DEFAULT_SIZE):
@@ -193,7 +207,7 @@ def mcp_command(
     except McpOptionError as exc:
         raise _fail(str(exc), EXIT_BAD_OPTION) from None
     if print_config is not None:
-        _print_config(print_config, desktop, http_options, explicit_workdir=workdir is not None)
+        _print_config(print_config, desktop, http_options)
         return
     if token is not None:
         typer.secho(
@@ -206,8 +220,13 @@ def mcp_command(
         level=getattr(logging, log_level.upper(), logging.WARNING),
         stream=sys.stderr,
         format="viewfinder mcp: %(levelname)s %(name)s: %(message)s",
+        force=True,  # the viewfinder command set up a warnings-only handler before
     )
     code = _serve(desktop, http_options)
+    # the sessions are closed and the status is set: a stop signal from here to the
+    # exit (threads joined, modules torn down) would only turn 143 into -15
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_IGN)
     if code:
         raise typer.Exit(code)
 
@@ -260,9 +279,7 @@ def _reap_leftovers() -> None:
         logging.getLogger(__name__).warning("removing what an earlier server left failed: %s", exc)
 
 
-def _print_config(
-    client: str, desktop: DesktopOptions, http: HttpOptions | None, *, explicit_workdir: bool
-) -> None:
+def _print_config(client: str, desktop: DesktopOptions, http: HttpOptions | None) -> None:
     from viewfinder.mcp.config import CLIENTS, client_config, where_it_goes
 
     if client not in CLIENTS:
@@ -270,13 +287,19 @@ def _print_config(
             f"--print-config: {client!r} is not a client this knows; use {', '.join(CLIENTS)}",
             EXIT_BAD_OPTION,
         )
-    arguments = server_arguments(desktop, explicit_workdir=explicit_workdir)
-    typer.echo(json.dumps(client_config(client, arguments, http), indent=2))
+    arguments = server_arguments(desktop)
+    try:
+        config = client_config(client, arguments, http)
+    except McpOptionError as exc:
+        raise _fail(str(exc), EXIT_BAD_OPTION) from None
+    typer.echo(json.dumps(config, indent=2))
     typer.echo(where_it_goes(client, http is not None), err=True)
 
 
-def server_arguments(desktop: DesktopOptions, *, explicit_workdir: bool = False) -> list[str]:
-    """The ``viewfinder mcp`` options that give ``desktop`` (the defaults left out)."""
+def server_arguments(desktop: DesktopOptions) -> list[str]:
+    """The ``viewfinder mcp`` options that give ``desktop`` (the defaults left out, but
+    for ``--workdir``: a client starts the server in a folder of its choosing, ``/``
+    for Claude Desktop, so the folder is pinned by absolute path)."""
     defaults = DesktopOptions()
     arguments: list[str] = []
     if desktop.display is not None:
@@ -289,14 +312,22 @@ def server_arguments(desktop: DesktopOptions, *, explicit_workdir: bool = False)
         program = shutil.which(words[0]) or words[0]
         words = (program, *(_absolute_if_file(word) for word in words[1:]))
         arguments += ["--app", shlex.join(words)]
+    arguments += ["--client", desktop.client]
     if desktop.browser != defaults.browser:
         arguments += ["--browser", desktop.browser]
     if desktop.max_size != defaults.max_size:
         size = desktop.max_size
         arguments += ["--max-size", "{}x{}".format(*size) if size is not None else "none"]
-    if explicit_workdir:
-        arguments += ["--workdir", str(desktop.workdir)]
+    arguments += ["--workdir", str(desktop.workdir)]
     return arguments
+
+
+def profile_of(client: str | None) -> str:
+    """The result budget of a ``--print-config`` client: its own, or for ``claude``
+    (Claude Code and Claude Desktop read the same file) Claude Code's, the tighter."""
+    from viewfinder.mcp.config import CLIENT_PROFILES
+
+    return CLIENT_PROFILES.get(client or "", DEFAULT_CLIENT)
 
 
 def _absolute_if_file(word: str) -> str:

@@ -20,7 +20,15 @@ from typing import Any
 
 from viewfinder.mcp.options import TOKEN_ENV, HttpOptions
 
-CLIENTS = ("claude", "cursor", "vscode")
+CLIENTS = ("claude", "claude-code", "claude-desktop", "cursor", "vscode")
+#: The result budget (``--client``) each client's settings start the server with.
+CLIENT_PROFILES = {
+    "claude": "claude-code",  # the tighter of the two that read this file
+    "claude-code": "claude-code",
+    "claude-desktop": "claude-desktop",
+    "cursor": "cursor",
+    "vscode": "generic",
+}
 SERVER_NAME = "viewfinder"
 
 
@@ -43,7 +51,8 @@ def client_config(
     url: str | None = None,
 ) -> dict[str, Any]:
     """The settings ``client`` reads: ``viewfinder mcp ARGUMENTS`` over stdio, or with
-    ``http`` the URL ``url`` (default: ``http``'s own)."""
+    ``http`` the URL ``url`` (default: ``http``'s own; :class:`McpOptionError` for a
+    port of 0, which no settings can name)."""
     if client not in CLIENTS:
         raise ValueError(f"unknown client {client!r}; use {', '.join(CLIENTS)}")
     if http is None:
@@ -52,7 +61,7 @@ def client_config(
         if client == "vscode":
             entry = {"type": "stdio", **entry}
         return _wrap(client, entry)
-    entry = {"url": url or http.url()}
+    entry = {"url": url or http.client_url()}
     if client != "cursor":
         entry = {"type": "http", **entry}
     inputs = []
@@ -84,8 +93,12 @@ def _wrap(client: str, entry: dict[str, Any]) -> dict[str, Any]:
 
 def where_it_goes(client: str, http: bool) -> str:
     """One line on where to paste the JSON, for stderr."""
-    if client == "claude" and http:
+    if client in ("claude", "claude-code") and http:
         return "paste into .mcp.json in your project (Claude Code)"
+    if client == "claude-code":
+        return "paste into .mcp.json in your project (Claude Code)"
+    if client == "claude-desktop":
+        return "paste into claude_desktop_config.json (Claude Desktop)"
     if client == "claude":
         return (
             "paste into .mcp.json in your project (Claude Code) or into "

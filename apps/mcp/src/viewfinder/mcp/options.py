@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from viewfinder.core.errors import ViewfinderError
-from viewfinder.core.web_access import is_loopback
+from viewfinder.core.result_budget import CLIENT_BUDGETS, DEFAULT_CLIENT
+from viewfinder.core.web_access import InvalidTokenError, checked_token, is_loopback
 
 #: Where a token for the HTTP transport may come from besides --token / --token-file.
 TOKEN_ENV = "VIEWFINDER_MCP_TOKEN"
@@ -28,6 +29,8 @@ DEFAULT_IDLE_TIMEOUT = 1800.0
 #: HTTP sessions open at once, by default (each may have a desktop and a sandbox).
 DEFAULT_MAX_SESSIONS = 16
 BROWSER_MODES = ("auto", "off")
+#: Addresses that listen everywhere, and the one a client on this machine reaches them at.
+_ANY_ADDRESS = {"0.0.0.0": "127.0.0.1", "::": "::1", "[::]": "::1"}
 _SIZE = re.compile(r"\s*(\d+)\s*[xX]\s*(\d+)\s*")
 _DISPLAY = re.compile(r":\d+(\.\d+)?")
 _CDP_URL = re.compile(r"(wss?|https?)://[^\s/]+(/\S*)?")
@@ -81,6 +84,32 @@ def parse_display(value: str) -> str:
     return name
 
 
+def parse_client(value: str) -> str:
+    """``--client``: a client whose limits results are fitted to."""
+    name = value.strip().lower()
+    if name not in CLIENT_BUDGETS:
+        raise McpOptionError("--client", f"{value!r} is not one of {', '.join(CLIENT_BUDGETS)}")
+    return name
+
+
+def parse_workdir(value: Path | None, *, cwd: Path | None = None) -> Path:
+    """``--workdir`` (default: the current folder) as an absolute path, refused when it
+    is the root folder or a home folder itself: the tools write and read files anywhere
+    below it, and a client that starts the server in ``/`` (as Claude Desktop does)
+    would otherwise hand the model the whole machine."""
+    given = value is not None
+    folder = (value if value is not None else (cwd or Path.cwd())).expanduser().resolve()
+    homes = {Path.home().resolve(), Path("/home"), Path("/root")}
+    if folder == Path(folder.anchor) or folder in homes:
+        where = f"{folder}" if given else f"the current folder, {folder},"
+        raise McpOptionError(
+            "--workdir",
+            f"{where} would give the tools every file below it; give a folder of their own "
+            "(--workdir ~/viewfinder-work, say)",
+        )
+    return folder
+
+
 def parse_apps(lines: Sequence[str], command: Sequence[str]) -> list[list[str]]:
     """The apps of each desktop: every ``--app 'CMD ARGS'`` (split as a shell would),
     then the COMMAND given after ``--``."""
@@ -110,6 +139,8 @@ class DesktopOptions:
     or the DevTools URL of a running browser. ``max_size``: the largest screenshot sent
     to the model (None: full size); actions' coordinates are mapped back to the screen.
     ``workdir``: the folder the tools' files (recordings, cache files) stay inside.
+    ``client``: the client whose limits every result is fitted to
+    (:data:`viewfinder.core.CLIENT_BUDGETS`).
     """
 
     display: str | None = None
@@ -118,6 +149,7 @@ class DesktopOptions:
     browser: str = "auto"
     max_size: tuple[int, int] | None = DEFAULT_MAX_SIZE
     workdir: Path = field(default_factory=Path.cwd)
+    client: str = DEFAULT_CLIENT
 
     @property
     def browser_url(self) -> str | None:
@@ -143,8 +175,10 @@ class HttpOptions:
     path: str = "/mcp"
 
     def __post_init__(self) -> None:
-        if self.token is not None and len(self.token) < 8:
-            raise McpOptionError("--token", "the token must be at least 8 characters long")
+        try:  # stripped: a token with a space around it is one no client sends
+            object.__setattr__(self, "token", checked_token(self.token))
+        except InvalidTokenError as exc:
+            raise McpOptionError("--token", str(exc)) from None
         if not is_loopback(self.host) and not self.token:
             raise McpOptionError(
                 "--host",
@@ -160,6 +194,19 @@ class HttpOptions:
             raise McpOptionError("--idle-timeout", "must be a positive number of seconds")
 
     def url(self, port: int | None = None) -> str:
-        """The endpoint clients connect to."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
+        """The endpoint clients connect to (``port``: the one the server got for 0); a
+        server listening on every address (0.0.0.0, ::) is reached on loopback here."""
+        host = _ANY_ADDRESS.get(self.host, self.host)
+        host = f"[{host}]" if ":" in host else host
         return f"http://{host}:{self.port if port is None else port}{self.path}"
+
+    def client_url(self) -> str:
+        """The URL a client's settings name, before the server runs: refused for
+        ``--port 0``, whose port nobody knows until the server picks it."""
+        if self.port == 0:
+            raise McpOptionError(
+                "--port",
+                "0 picks a free port when the server starts, so no client settings can "
+                "name it; give the port the server will listen on (--port 8765)",
+            )
+        return self.url()

@@ -2,26 +2,39 @@
 
 Built on the SDK's low-level :class:`mcp.server.Server`: the tools are not Python
 functions to decorate but the registry's :class:`viewfinder.core.Tool` objects, whose
-names, descriptions and JSON schemas are listed as they are, and whose results
-(:class:`~viewfinder.core.ToolResult`) map one to one onto MCP's: text as text content,
-images as image content (base64 and a MIME type), ``structured`` as structured content,
-``is_error`` as ``isError``. A call never fails the request: an unknown tool, arguments
-that do not fit, a desktop that cannot start or a tool that raises all come back as a
-result with ``isError`` set and a message saying what was wrong.
+names and descriptions are listed as they are (their JSON schemas with every ``$ref``
+inlined), and whose results (:class:`~viewfinder.core.ToolResult`), once the session
+fitted them to its client's budget (:meth:`McpSession.fit
+<viewfinder.mcp.session.McpSession.fit>`), map one to one onto MCP's: text as text
+content, images as image content (base64 and a MIME type), links to full-size images
+as ``resource_link``, ``structured`` as structured content, ``is_error`` as ``isError``.
+A call never fails the request: an unknown tool, arguments that do not fit, a desktop
+that cannot start or a tool that raises all come back as a result with ``isError`` set
+and a message saying what was wrong.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcp import types
-from mcp.server import Server
+from mcp.server import InitializationOptions, NotificationOptions, Server
 from mcp.shared.exceptions import MCPError
-from viewfinder.core import ImageContent, Tool, ToolResult, UnknownToolError, ViewfinderError
+from viewfinder.core import (
+    ImageContent,
+    ResourceLinkContent,
+    Tool,
+    ToolResult,
+    UnknownToolError,
+    ViewfinderError,
+)
+from viewfinder.mcp.full_size import FULL_SIZE_PREFIX, KEPT
 from viewfinder.mcp.options import DesktopOptions
+from viewfinder.mcp.schemas import inline_refs
 from viewfinder.mcp.sessions import SessionRegistry
 
 log = logging.getLogger(__name__)
@@ -55,8 +68,11 @@ def served_tools(tools: Mapping[str, Tool], options: DesktopOptions) -> dict[str
 
 
 def mcp_tool(tool: Tool) -> types.Tool:
-    """``tool`` as MCP lists it: name, title, description, input schema, annotations."""
-    return types.Tool.model_validate(tool.definition())
+    """``tool`` as MCP lists it: name, title, description, input schema (inlined, no
+    ``$ref``), annotations."""
+    definition = tool.definition()
+    definition["inputSchema"] = inline_refs(definition["inputSchema"])
+    return types.Tool.model_validate(definition)
 
 
 def mcp_result(result: ToolResult) -> types.CallToolResult:
@@ -66,6 +82,8 @@ def mcp_result(result: ToolResult) -> types.CallToolResult:
         if isinstance(part, ImageContent):
             image = part.image
             content.append(types.ImageContent(data=image.b64(), mime_type=image.mime_type))
+        elif isinstance(part, ResourceLinkContent):
+            content.append(types.ResourceLink.model_validate(part.to_mcp()))
         else:
             content.append(types.TextContent(text=part.text))
     return types.CallToolResult(
@@ -75,6 +93,34 @@ def mcp_result(result: ToolResult) -> types.CallToolResult:
 
 def error_result(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+
+
+class _Server(Server[Any]):
+    """The SDK's server, declaring that its resource list changes (the recording's
+    manifest is listed while one runs): ``resources.listChanged`` is true."""
+
+    def create_initialization_options(
+        self, notification_options: NotificationOptions | None = None, *args: Any, **kwargs: Any
+    ) -> InitializationOptions:
+        return super().create_initialization_options(
+            notification_options or _NOTIFICATIONS, *args, **kwargs
+        )
+
+    def get_capabilities(
+        self, notification_options: NotificationOptions | None = None, *args: Any, **kwargs: Any
+    ) -> types.ServerCapabilities:
+        return super().get_capabilities(notification_options or _NOTIFICATIONS, *args, **kwargs)
+
+
+_NOTIFICATIONS = NotificationOptions(resources_changed=True)
+
+
+async def _resources_changed(ctx: Any) -> None:
+    """Tell the client the resources changed (a recording began or ended)."""
+    try:
+        await ctx.session.send_resource_list_changed()
+    except Exception as exc:  # the client went away: nothing to tell
+        log.debug("could not send resources/list_changed: %s", exc)
 
 
 def build_server(
@@ -105,6 +151,7 @@ def build_server(
                 return error_result(f"{params.name} is not offered by this server: {reason}")
             return error_result(str(UnknownToolError(params.name, tools)))
         session = sessions.get(session_key(ctx))
+        recording = session.recording_manifest() is not None
         try:
             return await session.call(tool, params.arguments, mcp_result)
         except ViewfinderError as exc:  # the session ended under the call
@@ -112,6 +159,9 @@ def build_server(
         except Exception as exc:  # a bug of ours: still the model's to read, not a crash
             log.exception("tool %s failed in session %s", tool.name, session.key)
             return error_result(f"{tool.name} failed: {type(exc).__name__}: {exc}")
+        finally:
+            if (session.recording_manifest() is not None) != recording:
+                await _resources_changed(ctx)
 
     async def list_resources(
         ctx: Any, params: types.PaginatedRequestParams | None
@@ -169,14 +219,27 @@ def build_server(
                 raise MCPError(types.INTERNAL_ERROR, f"cannot read {manifest}: {exc}") from None
             contents = types.TextResourceContents(uri=uri, mime_type="application/jsonl", text=text)
             return types.ReadResourceResult(contents=[contents])
+        if uri.startswith(FULL_SIZE_PREFIX):
+            session = sessions.find(key)
+            kept = await asyncio.to_thread(session.full_size.read, uri) if session else None
+            if kept is None:
+                raise MCPError(
+                    RESOURCE_NOT_FOUND,
+                    f"no image {uri!r} in this session (only the newest {KEPT} are kept)",
+                )
+            data, mime_type = kept
+            encoded = await asyncio.to_thread(lambda: base64.b64encode(data).decode("ascii"))
+            blob = types.BlobResourceContents(uri=uri, mime_type=mime_type, blob=encoded)
+            return types.ReadResourceResult(contents=[blob])
         raise MCPError(
             RESOURCE_NOT_FOUND,
-            f"no resource {uri!r}; the resources are {SCREEN_URI} and {RECORDING_URI}",
+            f"no resource {uri!r}; the resources are {SCREEN_URI}, {RECORDING_URI} and the "
+            f"full-size images results link ({FULL_SIZE_PREFIX}N.png)",
         )
 
     from importlib.metadata import version
 
-    return Server(
+    return _Server(
         NAME,
         version=version("viewfinder-mcp"),
         title="viewfinder",

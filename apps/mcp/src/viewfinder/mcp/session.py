@@ -31,6 +31,9 @@ from viewfinder.core import (
     ToolResult,
     ViewfinderError,
 )
+from viewfinder.core.result_budget import budget_for, fit_result
+from viewfinder.desktop.tools import CANCEL_VALUE
+from viewfinder.mcp.full_size import FullSizeImages
 from viewfinder.mcp.options import DesktopOptions
 from viewfinder.mcp.sandbox import SessionSandbox, sandbox_environment
 
@@ -42,13 +45,17 @@ log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
 #: ``ToolContext.values`` keys: the scaling target the ``computer`` tool reads, and the
-#: session's Desktop (the code env's ``DISPLAY_VALUE`` holds its Display).
+#: session's Desktop (the code env's ``DISPLAY_VALUE`` holds its Display). The session's
+#: cancel event is under the desktop tools' ``CANCEL_VALUE``: set when the client cancels
+#: the call in progress, cleared as each call begins.
 TARGET_VALUE = "target"
 DESKTOP_VALUE = "desktop"
 #: Parameters by which a tool lets its caller choose the size of the image it returns;
 #: a call that sets none of them gets the server's ``--max-size``.
 SIZE_PARAMETERS = ("max_width", "max_height")
 SIZE_CHOICES = ("max_width", "max_height", "scale")
+#: The folder (in the session's) of the full-size images results link.
+FULL_SIZE_FOLDER = ".viewfinder-full-size"
 
 
 class SessionClosedError(ToolError):
@@ -63,9 +70,19 @@ class McpSession:
     while a call runs (the code it runs is cancelled), and leaves nothing running.
     """
 
-    def __init__(self, options: DesktopOptions, key: str = "stdio") -> None:
+    def __init__(
+        self, options: DesktopOptions, key: str = "stdio", workdir: Path | None = None
+    ) -> None:
         self.options = options
         self.key = key
+        #: The folder this session's files stay inside (``--workdir``, or a folder of its
+        #: own there: see :class:`~viewfinder.mcp.sessions.SessionRegistry`).
+        self.workdir = workdir if workdir is not None else options.workdir
+        #: The limits every result of this session is fitted to (``--client``).
+        self.budget = budget_for(options.client)
+        #: Full-size images the budget shrank, for ``resources/read``.
+        self.full_size = FullSizeImages(self.workdir / FULL_SIZE_FOLDER)
+        self._cancelled = threading.Event()
         self._thread = ThreadPoolExecutor(1, thread_name_prefix=f"viewfinder-mcp-{key[:12]}")
         self._lock = threading.Lock()
         self._desktop: Desktop | None = None
@@ -97,13 +114,19 @@ class McpSession:
         too, so the base64 of a large frame is not made on the server's event loop."""
 
         def call_and_encode() -> _T:
-            return encode(self._call(tool, arguments))
+            return encode(self.fit(self._call(tool, arguments)))
 
         try:
             return await self._run(call_and_encode)
         except asyncio.CancelledError:
             self.cancel()  # the client gave up on the call: stop the code it runs
             raise
+
+    def fit(self, result: ToolResult) -> ToolResult:
+        """``result`` within the session's client's limits, the one place every tool's
+        result passes: images shrunk or re-encoded (the full-size ones kept and linked),
+        text cut to its head and tail, structured content without the text again."""
+        return fit_result(result, self.budget, keep=self.full_size)
 
     async def screen(self) -> Screenshot:
         """The session's screen now, at full size (its desktop starts if it has not)."""
@@ -130,10 +153,14 @@ class McpSession:
         return Path(recorder.session_dir) / "manifest.jsonl"
 
     def cancel(self) -> bool:
-        """Stop the code a call runs in the sandbox now; True when there was some."""
-        sandbox = self._sandbox
-        if sandbox is None or not self._calls:
+        """Stop the call in progress now: the code it runs in the sandbox, a pause of a
+        tool (the computer tool's ``wait``, ``hold_key``); True when there was a call."""
+        if not self._calls:
             return False
+        self._cancelled.set()
+        sandbox = self._sandbox
+        if sandbox is None:
+            return True
         try:
             return sandbox.cancel()
         except Exception:
@@ -151,6 +178,10 @@ class McpSession:
         self.cancel()
         self._teardown()
         self._thread.shutdown(wait=False, cancel_futures=True)
+        try:
+            self.full_size.clear()
+        except OSError:
+            log.exception("session %s: removing its full-size images failed", self.key)
 
     async def aclose(self) -> None:
         """:meth:`close` off the event loop."""
@@ -179,6 +210,8 @@ class McpSession:
             return ToolResult.error(
                 f"{tool.name}: the session's desktop could not start: {type(exc).__name__}: {exc}"
             )
+        self._cancelled.clear()
+        log.debug("session %s: calling %s", self.key, tool.name)
         self._calls += 1
         try:
             return tool.call(self.with_size_defaults(tool, arguments), context)
@@ -255,8 +288,13 @@ class McpSession:
             display=desktop.display_name,
             sandbox=sandbox,
             require_sandbox=True,
-            workdir=options.workdir,
-            values={TARGET_VALUE: target, DISPLAY_VALUE: desktop.display, DESKTOP_VALUE: desktop},
+            workdir=self.workdir,
+            values={
+                TARGET_VALUE: target,
+                DISPLAY_VALUE: desktop.display,
+                DESKTOP_VALUE: desktop,
+                CANCEL_VALUE: self._cancelled,
+            },
         )
         self._adopt("_context", context)
         log.info("session %s: desktop %r ready", self.key, desktop)

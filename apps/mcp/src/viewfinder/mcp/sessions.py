@@ -6,19 +6,32 @@ gives each client at ``initialize`` (the ``Mcp-Session-Id`` header of its reques
 a session ends when its client sends ``DELETE`` (what an SDK client does when it
 disconnects), when it had no request in flight for the idle timeout (a client that
 went away without a word), or when the server stops.
+
+Over HTTP, sessions are strangers to each other: each writes its files (recordings,
+cache files) in a folder of its own under ``--workdir``, named by its session id and
+open to the server's user alone (mode 0700), so neither another session's tools (paths
+stay inside the session's folder) nor its sandbox (another user id, as root) can read
+them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import re
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from viewfinder.mcp.options import DesktopOptions
 from viewfinder.mcp.session import McpSession
 
 log = logging.getLogger(__name__)
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_MAX_NAME = 64
 
 
 @dataclass
@@ -33,8 +46,9 @@ class SessionRegistry:
     Used from the server's event loop only (no locks); closing runs off the loop.
     """
 
-    def __init__(self, options: DesktopOptions) -> None:
+    def __init__(self, options: DesktopOptions, *, folder_per_session: bool = False) -> None:
         self.options = options
+        self.folder_per_session = folder_per_session
         self._sessions: dict[str, McpSession] = {}
         self._activity: dict[str, _Activity] = {}
 
@@ -45,10 +59,20 @@ class SessionRegistry:
         """The session of ``key``, made now if it has none."""
         session = self._sessions.get(key)
         if session is None or session.closed:
-            session = McpSession(self.options, key)
+            workdir = self.session_folder(key) if self.folder_per_session else None
+            session = McpSession(self.options, key, workdir)
             self._sessions[key] = session
             log.info("session %s opened", key)
         return session
+
+    def session_folder(self, key: str) -> Path:
+        """The folder of session ``key`` under the workdir, made for the server's user
+        alone (0700) if it is not there."""
+        name = _UNSAFE.sub("_", key)[:_MAX_NAME].lstrip(".") or "session"
+        folder = self.options.workdir / f"session-{name}"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(folder, 0o700)  # whatever the umask, or an older folder of the name
+        return folder
 
     def find(self, key: str) -> McpSession | None:
         """The session of ``key``, or None."""

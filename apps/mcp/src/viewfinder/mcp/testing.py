@@ -95,6 +95,17 @@ def descendants(pid: int) -> dict[int, str]:
     return found
 
 
+def free_display_name(first: int, count: int = 100) -> str:
+    """A display name ``:N`` (``first <= N < first + count``) no X server uses now; tests
+    that start their own take numbers from ranges of their own."""
+    number = next(
+        n
+        for n in range(first, first + count)
+        if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists()
+    )
+    return f":{number}"
+
+
 def still_running(processes: dict[int, str]) -> dict[int, str]:
     return {pid: name for pid, name in processes.items() if running(pid)}
 

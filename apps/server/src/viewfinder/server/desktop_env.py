@@ -31,6 +31,7 @@ from viewfinder.core import (
     ToolInputError,
     ToolResult,
     UnknownToolError,
+    fit_result,
     tool_registry,
 )
 from viewfinder.server import wire
@@ -205,7 +206,9 @@ class DesktopEnvironment:
                 kind = ToolErrorType.INVALID_ARGS if wrong_input else ToolErrorType.EXECUTION_ERROR
             self._state.step_count += 1
         error = ToolCallError(error_type=kind, message=result.text) if result.is_error else None
-        return CallToolObservation(tool_name=name, result=mcp_result(result), error=error)
+        # within the default client's limits, as every result handed to a model is
+        fitted = fit_result(result)
+        return CallToolObservation(tool_name=name, result=mcp_result(fitted), error=error)
 
     def cancel(self, reason: str = "cancelled by the client") -> bool:
         """Stop the code a tool is running in the sandbox; True when a call was running."""

@@ -101,7 +101,8 @@ def view_command(
             live_fps=live_fps,
         )
     except (ViewerSettingsError, ValueError) as exc:
-        raise typer.BadParameter(str(exc)) from None
+        typer.secho(f"error: {exc}", err=True, fg="red")  # one line, before anything serves
+        raise typer.Exit(2) from None
     try:
         sock = bind(host, port, fallback=port == DEFAULT_PORT)
     except OSError as exc:

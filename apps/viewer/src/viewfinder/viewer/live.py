@@ -29,6 +29,7 @@ import time
 
 from PIL import Image, ImageChops
 
+from viewfinder.core.errors import DisplayGoneError
 from viewfinder.core.imaging import image_from_raw
 from viewfinder.recorder.damage import DamageWatch
 from viewfinder.xvfb.grab import ScreenGrab
@@ -39,6 +40,9 @@ log = logging.getLogger(__name__)
 QUEUE_LIMIT = 8
 #: With no DAMAGE extension, how often the screen is compared (seconds).
 POLL_INTERVAL_S = 0.1
+#: On a still screen, how often the feed looks whether its display still runs (seconds):
+#: a display that dies says nothing, its DAMAGE connection just closes.
+LIVENESS_S = 0.5
 
 
 class Subscriber:
@@ -49,6 +53,15 @@ class Subscriber:
         self.needs_key = True
         self.sent = 0
         self.dropped = 0
+        #: why the feed ended (its display died), once it did: the last message queued
+        self.ended: str | None = None
+
+    def end(self, message: bytes, reason: str) -> None:
+        """The feed ended: ``message`` (its error) replaces whatever was still queued."""
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.queue.put_nowait(message)
+        self.ended = reason
 
     def offer(self, message: bytes, key: bool) -> bool:
         """Queue ``message``; False when the page fell behind (it then waits for a key)."""
@@ -140,9 +153,12 @@ class LiveFeed:
         last = 0.0
         try:
             while not self._stopping.is_set():
-                self._wake.wait(None if self.damage_driven else POLL_INTERVAL_S)
+                woken = self._wake.wait(LIVENESS_S if self.damage_driven else POLL_INTERVAL_S)
                 if self._stopping.is_set():
                     break
+                if self.damage_driven and not woken:
+                    self._check_alive()
+                    continue
                 pause = last + 1.0 / self.max_fps - time.monotonic()
                 if pause > 0 and self._stopping.wait(pause):
                     break
@@ -152,7 +168,15 @@ class LiveFeed:
         except Exception as exc:  # the display went away: pages are told, the feed ends
             if not self._stopping.is_set():
                 log.info("live view of %s ended: %s", self.display, exc)
-                self.loop.call_soon_threadsafe(self._deliver, _error(str(exc)), True)
+                reason = f"display {self.display} died: {exc}"
+                with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                    self.loop.call_soon_threadsafe(self._end, reason)
+
+    def _check_alive(self) -> None:
+        """Raise :class:`DisplayGoneError` when the display's DAMAGE connection closed."""
+        ended = self._damage.ended
+        if ended is not None:
+            raise DisplayGoneError(f"its X server closed the connection ({ended})")
 
     def _frame(self, previous: bytearray | None) -> bytearray:
         raw, width, height = self.grab.raw()
@@ -197,6 +221,11 @@ class LiveFeed:
         message = struct.pack(">I", len(body)) + body + out.getvalue()
         with contextlib.suppress(RuntimeError):  # the loop closed while we encoded
             self.loop.call_soon_threadsafe(self._deliver, message, key)
+
+    def _end(self, reason: str) -> None:
+        message = _error(reason)
+        for subscriber in list(self.subscribers):
+            subscriber.end(message, reason)
 
     def _deliver(self, message: bytes, key: bool) -> None:
         for subscriber in list(self.subscribers):

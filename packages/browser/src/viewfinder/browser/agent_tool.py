@@ -82,7 +82,10 @@ def _sandboxed(arguments: BrowserToolInput, sandbox: Any) -> ToolResult:
     report = None
     for line in run.stdout.splitlines():
         if line.startswith(_RESULT_MARKER):
-            report = json.loads(line[len(_RESULT_MARKER) :])
+            try:
+                report = json.loads(line[len(_RESULT_MARKER) :])
+            except ValueError:  # cut short: the run's output was over its limit
+                report = None
     if report is None:
         detail = (run.stderr or run.stdout).strip()[-2000:]
         raise ToolError(

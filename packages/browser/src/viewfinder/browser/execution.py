@@ -23,7 +23,7 @@ from viewfinder.browser.collector import SOURCE, ScreenshotCollector
 from viewfinder.browser.dump import ScreenshotDump, dump_directory
 from viewfinder.browser.page import Page
 from viewfinder.browser.result import ExecuteError, ExecuteResult, count_line
-from viewfinder.browser.return_value import render, to_json
+from viewfinder.browser.return_value import bounded, render, to_json
 from viewfinder.browser.snippet import (
     CompiledSnippet,
     OutputBuffer,
@@ -293,6 +293,8 @@ class Execution:
         self.finished = True
         screenshots = list(self.collector.screenshots)
         data, note = to_json(value, screenshots)
+        data, cut = bounded(data)
+        note = " ".join(part for part in (note, cut) if part) or None
         warnings = list(self.dump.warnings) if self.dump is not None else []
         files = list(self.dump.files) if self.dump is not None else []
         parts = [self.output.text().rstrip("\n")]

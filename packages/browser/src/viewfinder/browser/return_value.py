@@ -25,6 +25,9 @@ from viewfinder.core.imaging import image_size
 
 #: Longest ``repr()`` kept for a value that is not JSON.
 MAX_REPR_CHARS = 2_000
+#: Longest return value handed back, as JSON text: past it, its head as a string with a
+#: note (a model reads no more, and the sandbox's output, which carries it, is capped).
+MAX_RESULT_CHARS = 200_000
 _MAX_DEPTH = 50
 
 
@@ -46,6 +49,19 @@ def to_json(value: Any, screenshots: Sequence[Screenshot] = ()) -> tuple[Any, st
             "given instead. Return plain data (str, numbers, bool, None, lists, dicts "
             "with string keys)."
         )
+
+
+def bounded(data: Any, limit: int = MAX_RESULT_CHARS) -> tuple[Any, str | None]:
+    """``(data, note)``: JSON ``data`` as it is when its JSON text is within ``limit``
+    characters; else the first ``limit`` characters of that text, as a string, and a
+    note saying so."""
+    text = json.dumps(data, default=repr)
+    if len(text) <= limit:
+        return data, None
+    return text[:limit], (
+        f"the return value is {len(text)} characters of JSON; only its first {limit} are "
+        "given, as text. Return less (a slice, a summary), or only what you need."
+    )
 
 
 def _convert(value: Any, screenshots: Sequence[Screenshot], depth: int) -> Any:

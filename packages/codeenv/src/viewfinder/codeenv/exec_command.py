@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
-import shutil
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -81,17 +81,26 @@ def exec_file(
     for pattern in _OUTPUTS:
         for old in out.glob(pattern):
             old.unlink()  # a rerun must not leave output of an earlier run beside its own
-    # your own script, run like python: it sees your files and the network, as python would
-    config = CodeEnvConfig(width=width, height=height, timeout_s=timeout, isolation=False)
+    # a run killed before its end leaves these (the texts empty: they come at the end),
+    # and its videos as far as they got
+    for name in ("stdout.txt", "stderr.txt"):
+        (out / name).write_bytes(b"")
+    _write_summary(out, {"file": str(file), "status": "running"})
+    # your own script, run like python: it sees your files and the network, as python would.
+    # Videos are recorded straight into OUT (as video-step1-N.mp4, fragmented MP4):
+    # a kill of this process at any moment leaves them playable where the viewer looks.
+    config = CodeEnvConfig(
+        width=width, height=height, timeout_s=timeout, isolation=False,
+        video_dir=str(out), video_inline_bytes=0,
+    )  # fmt: skip
     code = _as_script(file.resolve(), source, args or [], environment, stdin)
     videos: list[dict[str, Any]] = []
     with CodeEnvironment(config, displays=FreshDisplays(width, height)) as env:
         env.reset()
         observation = env.step(CodeAction(code=code))
-        # copied before the environment closes: its video folder goes with it
         for number, video in enumerate(observation.videos, start=1):
             path = out / f"video-{number:03d}.mp4"
-            shutil.copyfile(video.path, path)
+            os.replace(video.path, path)  # finished: it gets its final name
             fields = video.model_dump(mode="json", exclude={"data", "path"})
             videos.append({"path": str(path), **fields})
     (out / "stdout.txt").write_text(observation.stdout, encoding="utf-8")
@@ -103,13 +112,14 @@ def exec_file(
         captures.append(str(path))
     summary: dict[str, Any] = {
         "file": str(file),
+        "status": "exited",
         "exit_code": observation.exit_code,
         "stdout": str(out / "stdout.txt"),
         "stderr": str(out / "stderr.txt"),
         "captures": captures,
         "videos": videos,
     }
-    (out / "run.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    _write_summary(out, summary)
     if as_json:
         typer.echo(json.dumps(summary))
     else:
@@ -119,6 +129,13 @@ def exec_file(
             typer.echo(f"  {path_text}")
         typer.echo(f"  {summary['stdout']}\n  {summary['stderr']}")
     raise typer.Exit(observation.exit_code if 0 <= observation.exit_code < 256 else 1)
+
+
+def _write_summary(out: Path, summary: dict[str, Any]) -> None:
+    """``run.json``, replaced whole (a reader never sees half of it)."""
+    partial = out / ".run.json.partial"
+    partial.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    os.replace(partial, out / "run.json")
 
 
 def _environment(pairs: list[str]) -> dict[str, str]:

@@ -38,7 +38,12 @@ RUN_CODE_DESCRIPTION = (
     "`capture_screenshot()` captures the screen while the code's windows are alive (call "
     "it after drawing a tkinter, matplotlib or pygame window) and `attach_image(png)` "
     "hands back any other image. Variables persist between calls. The sandbox has no "
-    "network besides its own loopback and cannot read files outside it."
+    "network besides its own loopback. Files: the code writes in its home folder (its "
+    "working directory) and a private /tmp; it can read what every user of this machine "
+    "may read (system files, world-readable files), but not other sessions' files nor "
+    "those only the server's user may read (where the server runs as root, the code runs "
+    "as a user of its own; otherwise it runs as the server's user and reads what that "
+    "user can)."
 )
 
 

@@ -2,6 +2,16 @@
 
 from .backend import Availability, CaptureBackend
 from .capture import BackendSpec, acapture, backend_specs, capture, get_backend, resolve_backend
+from .element import Element, ElementTree
+from .element_snapshot import set_of_mark, snapshot_text
+from .element_sources import (
+    ElementSource,
+    ElementSourceError,
+    UnknownElementSourceError,
+    element_sources,
+    elements,
+    get_element_source,
+)
 from .errors import (
     ActionError,
     BackendOptionError,
@@ -44,10 +54,21 @@ from .providers import (
     open_provider,
     session_providers,
 )
+from .result_budget import (
+    CLIENT_BUDGETS,
+    FittedImage,
+    ResultBudget,
+    UnknownClientError,
+    budget_for,
+    fit_image,
+    fit_result,
+    fit_text,
+)
 from .screenshot import Screenshot
 from .tools import (
     CodeSandbox,
     ImageContent,
+    ResourceLinkContent,
     SandboxRun,
     TextContent,
     Tool,
@@ -62,6 +83,7 @@ from .tools import (
 from .trajectory import ScreenSize, Trajectory, TrajectoryMetadata, TrajectoryStep, VisualValidation
 
 __all__ = [
+    "CLIENT_BUDGETS",
     "ENTRY_POINT_GROUP",
     "POINTER_KINDS",
     "ActionError",
@@ -75,10 +97,15 @@ __all__ = [
     "CodeSandbox",
     "DependencyMissingError",
     "DisplayGoneError",
+    "Element",
+    "ElementSource",
+    "ElementSourceError",
+    "ElementTree",
     "EnvSpec",
     "Event",
     "EventFormatError",
     "EventKind",
+    "FittedImage",
     "ImageContent",
     "NoBackendAvailableError",
     "NoFreeSlotError",
@@ -89,6 +116,8 @@ __all__ = [
     "ProviderError",
     "Region",
     "RegionError",
+    "ResourceLinkContent",
+    "ResultBudget",
     "SandboxRun",
     "ScreenSize",
     "Screenshot",
@@ -105,6 +134,8 @@ __all__ = [
     "TrajectoryMetadata",
     "TrajectoryStep",
     "UnknownBackendError",
+    "UnknownClientError",
+    "UnknownElementSourceError",
     "UnknownProviderError",
     "UnknownToolError",
     "ViewfinderError",
@@ -112,9 +143,16 @@ __all__ = [
     "WindowNotFoundError",
     "acapture",
     "backend_specs",
+    "budget_for",
     "call_tool",
     "capture",
+    "element_sources",
+    "elements",
+    "fit_image",
+    "fit_result",
+    "fit_text",
     "get_backend",
+    "get_element_source",
     "get_plugin_manager",
     "hookimpl",
     "hookspec",
@@ -126,6 +164,8 @@ __all__ = [
     "reset_plugin_manager",
     "resolve_backend",
     "session_providers",
+    "set_of_mark",
+    "snapshot_text",
     "tool_registry",
     "unregister_plugin",
 ]

@@ -185,6 +185,11 @@ class ComputerTool:
             except ViewfinderError as exc:
                 return self._failure(exc, name)
 
+    def interrupt_pauses_with(self, event: threading.Event | None) -> None:
+        """Once ``event`` is set, a ``wait`` or ``hold_key`` in progress ends early (the
+        keys released); a caller that cancels a call sets it."""
+        self._backend.input.interrupt = event
+
     def screenshot(self) -> Screenshot:
         """The screen now, at the model size (no action, no step recorded)."""
         with self._lock:

@@ -6,13 +6,21 @@ the calling session's display (``context.display``). ``computer`` keeps one
 :class:`~viewfinder.desktop.ComputerTool` per session (``context.resource("computer",
 ...)``), scaled for ``context.values["target"]`` when the session set one.
 
+A host that can cancel a call puts a :class:`threading.Event` under
+``context.values[CANCEL_VALUE]`` and sets it: ``computer``'s ``wait`` and ``hold_key``
+(up to 100 s) end their pause then, with the keys released. A display that went away
+and came back (an X server restarted under ``--display``) is reconnected to by both
+tools on their next call.
+
 This module imports only pydantic and core at import time; the functions import the
 capture and input machinery when they first run.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+import contextlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -20,6 +28,15 @@ from viewfinder.core.tools import Tool, ToolContext, ToolError, ToolResult
 
 if TYPE_CHECKING:
     from viewfinder.core.screenshot import Screenshot
+    from viewfinder.desktop.computer import ComputerTool
+    from viewfinder.desktop.results import ComputerResult
+    from viewfinder.xvfb.backend import XvfbBackend
+
+_Resource = TypeVar("_Resource")
+_Outcome = TypeVar("_Outcome")
+
+#: ``ToolContext.values`` key of the host's cancel event (a ``threading.Event``).
+CANCEL_VALUE = "cancel"
 
 #: Every action of Anthropic's computer-use tool (``computer_20250124`` and
 #: ``computer_20251124``).
@@ -121,13 +138,18 @@ def run_computer(arguments: ComputerInput, context: ToolContext) -> ToolResult:
     """The ``computer`` tool: one action through the session's ComputerTool."""
     display = _display_of(context, "computer")
 
-    def make() -> object:
+    def make() -> ComputerTool:
         from viewfinder.desktop.computer import ComputerTool
 
         return ComputerTool(display, target=context.values.get("target"))
 
-    tool = context.resource("computer", make)
-    result = tool(arguments.model_dump(exclude_none=True), api="anthropic")
+    def act(tool: ComputerTool) -> ComputerResult:
+        # no input connection now (the display went away): the action itself says why
+        with contextlib.suppress(Exception):
+            tool.interrupt_pauses_with(context.values.get(CANCEL_VALUE))
+        return tool(arguments.model_dump(exclude_none=True), api="anthropic")
+
+    tool, result = _reconnecting(context, COMPUTER_RESOURCE, make, act)
     parts: list[str | Screenshot] = []
     if result.text:
         parts.append(result.text)
@@ -197,45 +219,48 @@ SCREENSHOT_DESCRIPTION = (
 
 
 def run_screenshot(arguments: ScreenshotInput, context: ToolContext) -> ToolResult:
-    """The ``screenshot`` tool: the screen now, optionally a region, shrunk, re-encoded."""
-    display = _display_of(context, "screenshot")
-    from PIL import Image
+    """The ``screenshot`` tool: the screen now, optionally a region, shrunk, re-encoded.
 
+    A shrunk image is made from the frame as grabbed (not from an encoded capture), by
+    the result budget's fast filter, and encoded once: what the ``computer`` tool does.
+    """
+    display = _display_of(context, "screenshot")
     from viewfinder.core.errors import RegionError
     from viewfinder.core.geometry import Region
+    from viewfinder.core.result_budget import shrink_image
     from viewfinder.core.screenshot import Screenshot
-    from viewfinder.xvfb.backend import XvfbBackend
 
     def make() -> XvfbBackend:
+        from viewfinder.xvfb.backend import XvfbBackend
+
         return XvfbBackend(display)
 
-    backend = context.resource("screen", make)
     region = None
     if arguments.region is not None:
         region = Region(**arguments.region.model_dump())
-    screen_width, screen_height = backend.screen_size()
+
+    def capture(backend: XvfbBackend) -> tuple[tuple[int, int], Screenshot]:
+        screen = backend.screen_size()
+        width, height = (region.width, region.height) if region is not None else screen
+        factor = _factor(arguments, width, height)
+        if factor >= 1.0:
+            return screen, backend.capture(region=region, format=arguments.format)
+        frame = backend.grab(region)
+        size = (max(1, round(width * factor)), max(1, round(height * factor)))
+        scaled = shrink_image(frame, *size)
+        return screen, Screenshot.from_image(
+            scaled, source=backend.name, format=arguments.format, region=region
+        )
+
     try:
-        shot = backend.capture(region=region, format=arguments.format)
+        _, ((screen_width, screen_height), shot) = _reconnecting(
+            context, SCREEN_RESOURCE, make, capture, keep=(RegionError,)
+        )
     except RegionError as exc:
         raise ToolError(f"screenshot: {exc}") from None
-    factor = 1.0
-    if arguments.scale is not None:
-        factor = arguments.scale
-    if arguments.max_width is not None:
-        factor = min(factor, arguments.max_width / shot.width)
-    if arguments.max_height is not None:
-        factor = min(factor, arguments.max_height / shot.height)
-    width, height = shot.width, shot.height
-    if factor < 1.0:
-        size = (max(1, round(width * factor)), max(1, round(height * factor)))
-        image = shot.to_pil().convert("RGB").resize(size, Image.Resampling.LANCZOS)
-        shot = Screenshot.from_image(
-            image,
-            source=shot.source,
-            format=arguments.format,
-            region=shot.region,
-            captured_at=shot.captured_at,
-        )
+    width, height = (
+        (region.width, region.height) if region is not None else (screen_width, screen_height)
+    )
     where = f"region {region.x},{region.y} {width}x{height} of " if region is not None else ""
     text = f"screenshot of {where}display {display} ({screen_width}x{screen_height} screen)"
     if shot.width != width or shot.height != height:
@@ -256,6 +281,52 @@ def run_screenshot(arguments: ScreenshotInput, context: ToolContext) -> ToolResu
             "region": region.model_dump() if region is not None else None,
         },
     )
+
+
+def _factor(arguments: ScreenshotInput, width: int, height: int) -> float:
+    """The scale the call asked for: the smallest of ``scale`` and the max sizes."""
+    factor = 1.0
+    if arguments.scale is not None:
+        factor = arguments.scale
+    if arguments.max_width is not None:
+        factor = min(factor, arguments.max_width / width)
+    if arguments.max_height is not None:
+        factor = min(factor, arguments.max_height / height)
+    return factor
+
+
+#: ``ToolContext`` resource keys of the screenshot tool's capture backend and of the
+#: computer tool's ComputerTool.
+SCREEN_RESOURCE = "screen"
+COMPUTER_RESOURCE = "computer"
+
+
+def _reconnecting(
+    context: ToolContext,
+    key: str,
+    make: Callable[[], _Resource],
+    use: Callable[[_Resource], _Outcome],
+    *,
+    keep: tuple[type[Exception], ...] = (),
+) -> tuple[_Resource, _Outcome]:
+    """The session's resource ``key`` (made by ``make``) and ``use(resource)``; when that
+    fails (but for ``keep``), the resource is closed and made afresh, once: its
+    connection was to an X server that went away, and one may run there again now."""
+    for attempt in (1, 2):
+        resource = context.resource(key, make)
+        try:
+            return resource, use(resource)
+        except keep:
+            raise
+        except Exception:
+            context.drop_resource(key)
+            closer = getattr(resource, "close", None)
+            if closer is not None:
+                with contextlib.suppress(Exception):
+                    closer()
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable: the second attempt returns or raises")
 
 
 def _display_of(context: ToolContext, tool: str) -> str:

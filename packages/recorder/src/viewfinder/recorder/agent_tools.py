@@ -63,13 +63,24 @@ def record_start(arguments: RecordStartInput, context: ToolContext) -> ToolResul
             "record_stop first"
         )
     folder = context.path(arguments.folder, what="session folder")
-    recorder = Recorder(
-        folder,
-        "xvfb",
-        backend_options={"display": context.display},
-        input_source=X11RecordInput(context.display),
-    )
-    recorder.start()
+    from viewfinder.recorder.errors import SessionExistsError
+
+    try:
+        recorder = Recorder(
+            folder,
+            "xvfb",
+            backend_options={"display": context.display},
+            input_source=X11RecordInput(context.display),
+        )
+        recorder.start()
+    except SessionExistsError as exc:
+        if not (folder / "manifest.jsonl").exists():  # other files: the message says so
+            raise ToolError(f"record_start: {exc}") from None
+        # the library's hint names resume=True, which this tool does not take
+        raise ToolError(
+            f"record_start: {arguments.folder} already holds a recording ({exc.events} "
+            'events); give another folder (record_start {"folder": "a new name"})'
+        ) from None
     context.drop_resource(RECORDER_RESOURCE)
     context.resource(RECORDER_RESOURCE, lambda: _Recording(recorder))
     return ToolResult.of(

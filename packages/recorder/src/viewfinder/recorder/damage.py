@@ -45,6 +45,8 @@ class DamageWatch:
         self._sync_done = 0
         # a pipe wakes the thread for a sync or a stop, so it sleeps until there is work
         self._wake_read, self._wake_write = os.pipe()
+        #: why the watch ended on its own (the display went away); None while it runs
+        self.ended: str | None = None
 
     def start(self) -> bool:
         """Start watching; False (and nothing running) when the display has no DAMAGE."""
@@ -121,6 +123,7 @@ class DamageWatch:
         except Exception as exc:  # the display went away: the frame store polls on
             if not self._stopping.is_set():
                 log.info("damage watch on %s ended: %s", self.display, exc)
+                self.ended = str(exc) or type(exc).__name__
         finally:
             with self._synced:
                 self._sync_done = self._sync_asked

@@ -12,7 +12,7 @@ from typing import Any
 
 from viewfinder.core import CaptureBackend, Event, ScreenSize, get_backend
 from viewfinder.core.screenshot import utc_now
-from viewfinder.recorder.errors import RecorderError
+from viewfinder.recorder.errors import RecorderError, SessionFormatError
 from viewfinder.recorder.folder import SessionFolder
 from viewfinder.recorder.frames import FrameStore
 from viewfinder.recorder.manifest import ManifestWriter
@@ -162,6 +162,7 @@ def close_run(run: ActiveRun, error: BaseException | None) -> RecordingSummary:
     current = metadata.runs[-1]
     current.stopped_at, current.events = stopped, events
     current.error = metadata.error
+    _keep_notes_on_disk(run.folder.layout.metadata, metadata)
     try:
         metadata.save(run.folder.layout.metadata, fsync=run.pairing.settings.fsync)
     except RecorderError as exc:  # a full disk: the manifest and frames are still whole
@@ -182,6 +183,22 @@ def close_run(run: ActiveRun, error: BaseException | None) -> RecordingSummary:
         error=str(error) if error is not None else None,
         resumed=run.first_seq > 0,
     )
+
+
+def _keep_notes_on_disk(path: Path, metadata: SessionMetadata) -> None:
+    """Keep what others added to the current run's entry while it lasted (the video
+    ``viewfinder record --video`` names there as it starts): the run's metadata in
+    memory does not have it, and saving would drop it."""
+    try:
+        on_disk = SessionMetadata.load(path)
+    except SessionFormatError:
+        return
+    if len(on_disk.runs) != len(metadata.runs) or not metadata.runs:
+        return
+    current = metadata.runs[-1]
+    for key, value in (on_disk.runs[-1].model_extra or {}).items():
+        if key not in (current.model_extra or {}):
+            setattr(current, key, value)
 
 
 def _metadata(

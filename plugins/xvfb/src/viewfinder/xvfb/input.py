@@ -67,6 +67,8 @@ class XInput:
                 "use Xvfb (which has it) or enable XTEST on the server"
             )
         self._lock = threading.RLock()
+        #: Set, it ends a hold_key's hold or a wait early (a caller that was cancelled).
+        self.interrupt: threading.Event | None = None
         self._spares: list[int] | None = None
         self._remapped: OrderedDict[int, int] = OrderedDict()  # keysym -> keycode, LRU order
 
@@ -183,7 +185,7 @@ class XInput:
             codes = self._press_chord(keysyms)
             self._sync()
             try:
-                time.sleep(max(0.0, duration_s))
+                self._pause(duration_s)
             finally:
                 for code in reversed(codes):
                     self._fake(X.KeyRelease, code)
@@ -254,13 +256,20 @@ class XInput:
         elif kind is EventKind.TYPE:
             self.type(event.text or "")
         elif kind is EventKind.WAIT:
-            time.sleep(event.duration_s or 0.0)
+            self._pause(event.duration_s or 0.0)
         elif kind is EventKind.SCREENSHOT:
             pass  # nothing to do on the screen; the caller captures
         else:  # pragma: no cover - a new EventKind nobody taught us
             raise ActionError(f"the xvfb backend cannot perform {kind.value!r} events yet")
 
     # -- lifetime ------------------------------------------------------------------------
+
+    def _pause(self, seconds: float) -> None:
+        interrupt = self.interrupt
+        if interrupt is None:
+            time.sleep(max(0.0, seconds))
+        else:
+            interrupt.wait(max(0.0, seconds))
 
     def restore_keymap(self) -> None:
         """Give the spare keycodes used for unmapped characters back their empty mapping."""

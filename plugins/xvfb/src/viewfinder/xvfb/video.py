@@ -2,9 +2,14 @@
 
 :class:`ScreenVideo` starts ``ffmpeg -f x11grab`` on a display (or a region of it),
 returns from :meth:`~ScreenVideo.start` once ffmpeg has grabbed its first frame, and
-from :meth:`~ScreenVideo.stop` once the file is whole: ffmpeg is asked to quit (SIGINT),
-finishes the stream and moves the index to the front of the file (``+faststart``), so a
-browser plays and seeks it before it has all of it.
+from :meth:`~ScreenVideo.stop` once ffmpeg has finished the file (asked to quit with
+SIGINT).
+
+The MP4 is *fragmented*: an empty index at the front, then a fragment with its own
+index at least every quarter second (a keyframe every second), each written through to
+the file as it is made. A recording cut off at any moment, ffmpeg or its parent killed
+with SIGKILL, the machine losing power, is a playable file up to its last fragment: at
+most a second is lost. Browsers play and seek such files as they are.
 
 x11grab stamps each frame with the wall clock; ffmpeg prints the first one
 (``Input #0, x11grab ... start: 1795546778.047133``), so :attr:`VideoInfo.started_at`
@@ -14,6 +19,9 @@ is then ``instant - started_at``: the viewer seeks to a step's time that way.
 ffmpeg is Debian's (``apt-get install ffmpeg``, ``make setup``). It runs in a process
 group of its own and receives SIGTERM (on which it also finishes the file) when the
 thread that started it ends; start recordings from a long-lived thread.
+
+When ffmpeg fails (a full disk, an unwritable folder), :class:`VideoError` carries
+ffmpeg's own error lines (``No space left on device``), not its encoder statistics.
 """
 
 from __future__ import annotations
@@ -44,6 +52,13 @@ INSTALL_HINT = "Install it with `apt-get install ffmpeg` (Debian/Ubuntu) or run 
 DEFAULT_FPS = 25
 _START = re.compile(rb"Input #0, x11grab.*?start: (\d+\.\d+)", re.DOTALL)
 _STDERR_KEEP = 64 * 1024
+#: A fragment (and its index) at least this often, in microseconds: about what a kill loses.
+FRAGMENT_US = 250_000
+# ffmpeg's lines that say what went wrong, as opposed to its statistics and notes
+_TROUBLE = re.compile(
+    r"error|fail|no space|denied|invalid|cannot|could not|unable|not found|no such|refused",
+    re.IGNORECASE,
+)
 
 # ffmpeg gets a parent-death signal tied to the thread that starts it: this one lives as
 # long as the process does.
@@ -148,7 +163,13 @@ class ScreenVideo:
             # H.264 wants even sizes: a pixel of padding rather than a lost one
             "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2",
             "-c:v", "libx264", "-preset", "ultrafast", "-crf", str(self.crf),
-            "-pix_fmt", "yuv420p", "-movflags", "+faststart", "-y", str(self.path),
+            "-pix_fmt", "yuv420p",
+            # a keyframe every second and a fragment every quarter second, each written
+            # through at once: a kill at any moment leaves a playable file
+            "-g", str(max(1, round(self.fps))), "-keyint_min", "1",
+            "-movflags", "+frag_keyframe+empty_moov+default_base_moof",
+            "-frag_duration", str(FRAGMENT_US), "-flush_packets", "1",
+            "-f", "mp4", "-y", str(self.path),
         ]  # fmt: skip
 
     def start(self, timeout: float = 15.0) -> ScreenVideo:
@@ -257,14 +278,13 @@ class ScreenVideo:
                     if found is not None:
                         self.started_at = datetime.fromtimestamp(float(found.group(1)), UTC)
                         self._changed.notify_all()
-                elif len(self._stderr) < _STDERR_KEEP:
+                else:  # the end is what says why ffmpeg stopped: keep the latest
                     self._stderr += chunk
+                    del self._stderr[: max(0, len(self._stderr) - _STDERR_KEEP)]
         stream.close()
 
     def _said(self) -> str:
-        text = self._stderr.decode("utf-8", "replace").strip()
-        lines = [line for line in text.splitlines() if line.strip()][-8:]
-        return (": ffmpeg said:\n" + "\n".join(lines)) if lines else ""
+        return said(self._stderr.decode("utf-8", "replace"))
 
     def __enter__(self) -> ScreenVideo:
         return self.start()
@@ -276,6 +296,22 @@ class ScreenVideo:
             except VideoError:
                 if exc_info[0] is None:
                     raise
+
+
+def said(stderr: str) -> str:
+    """What ffmpeg said that matters, for an error message: its error lines
+    (``av_interleaved_write_frame(): No space left on device``) when it printed any,
+    else its last lines; never the encoder's closing statistics."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    notes = [line for line in lines if not line.startswith("[libx264 @")]
+    trouble = [line for line in notes if _TROUBLE.search(line)]
+    chosen = _distinct(trouble)[-4:] if trouble else notes[-6:]
+    return (": ffmpeg said:\n" + "\n".join(chosen)) if chosen else ""
+
+
+def _distinct(lines: list[str]) -> list[str]:
+    """``lines`` without repeats (ffmpeg says a failed write once per packet)."""
+    return list(dict.fromkeys(lines))
 
 
 def probe(

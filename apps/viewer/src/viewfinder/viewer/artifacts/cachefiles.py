@@ -67,8 +67,7 @@ def load_cache(
     """Read the cache file ``file``; check its hashed steps on ``screen`` when given."""
     view = ArtifactView(id=artifact_id, kind="cache", title=file.name, path=str(file))
     loaded = LoadedArtifact(view)
-    stat = file.stat()
-    loaded.stamps[str(file)] = (stat.st_mtime, stat.st_size)
+    loaded.stamp(file)
     cache = _read(file, view)
     meta = cache.metadata
     visual = cache.visual

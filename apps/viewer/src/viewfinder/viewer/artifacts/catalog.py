@@ -23,7 +23,12 @@ from typing import Any
 from PIL import Image
 
 from viewfinder.viewer.artifacts.cachefiles import load_cache
-from viewfinder.viewer.artifacts.model import ArtifactKind, ArtifactView, LoadedArtifact
+from viewfinder.viewer.artifacts.model import (
+    ArtifactKind,
+    ArtifactView,
+    FrameSource,
+    LoadedArtifact,
+)
 from viewfinder.viewer.artifacts.runs import (
     is_browser_shots,
     is_exec_run,
@@ -151,11 +156,11 @@ class Catalog:
         name = "." if artifact_id in ("", ".") else self.confined.relative(path)
         with self._lock:
             kept = self._loaded.get(name)
-        if kept is not None and _fresh(kept) and kept.view.kind != "cache":
+        if kept is not None and kept.fresh() and kept.view.kind != "cache":
             with self._lock:
                 self._loaded.move_to_end(name)
             return kept
-        loaded = self._read(path, name)
+        loaded = finish(self._read(path, name))
         with self._lock:
             self._loaded[name] = loaded
             self._loaded.move_to_end(name)
@@ -169,7 +174,7 @@ class Catalog:
         name = "." if artifact_id in ("", ".") else self.confined.relative(path)
         with self._lock:
             kept = self._loaded.get(name)
-        return kept if kept is not None and _fresh(kept) else self.load(artifact_id)
+        return kept if kept is not None and kept.fresh() else self.load(artifact_id)
 
     def _read(self, path: Path, name: str) -> LoadedArtifact:
         if not path.exists():
@@ -213,12 +218,37 @@ class Catalog:
         return loaded
 
 
-def _fresh(loaded: LoadedArtifact) -> bool:
-    for name, stamp in loaded.stamps.items():
-        try:
-            stat = os.stat(name)
-        except OSError:
-            return False
-        if (stat.st_mtime, stat.st_size) != stamp:
-            return False
-    return True
+def finish(loaded: LoadedArtifact) -> LoadedArtifact:
+    """What every kind of artifact gets once read: its step count, each frame's file
+    type, and its version in its frame and video URLs (a frame rewritten under the same
+    name, by a rerun into the folder, gets a new URL, so no browser shows the old one
+    from its cache)."""
+    view = loaded.view
+    view.step_count = len(view.steps)
+    for step in view.steps:
+        if step.frame is not None:
+            step.frame_type = file_type(loaded.frames.get((step.index, "frame")))
+    if not loaded.stamps:
+        return loaded
+    mark = f"&v={loaded.version}"
+    for step in view.steps:
+        step.frame = step.frame and step.frame + mark
+        step.thumb = step.thumb and step.thumb + mark
+        step.after = step.after and step.after + mark
+    for video in view.videos:
+        video.url += mark
+    return loaded
+
+
+_MAGIC = ((b"\x89PNG", "png"), (b"\xff\xd8", "jpg"), (b"RIFF", "webp"))
+
+
+def file_type(source: FrameSource | None) -> str | None:
+    """``png``, ``jpg`` or ``webp`` for a frame's file (by its name) or bytes (by their
+    first bytes); None when unknown."""
+    if isinstance(source, Path):
+        suffix = source.suffix.lower().lstrip(".")
+        return {"jpeg": "jpg"}.get(suffix, suffix) or None
+    if isinstance(source, bytes):
+        return next((kind for magic, kind in _MAGIC if source.startswith(magic)), None)
+    return None

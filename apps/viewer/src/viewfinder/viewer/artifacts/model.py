@@ -13,6 +13,8 @@ bytes held in memory, or the reason it is refused).
 
 from __future__ import annotations
 
+import hashlib
+import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -73,6 +75,8 @@ class StepView(BaseModel):
     t: float | None = None
     duration_s: float | None = None
     frame: str | None = None
+    #: the frame's file type (``png``, ``jpg``, ``webp``): a download keeps it
+    frame_type: str | None = None
     thumb: str | None = None
     after: str | None = None
     problem: str | None = None
@@ -103,6 +107,10 @@ class ArtifactView(BaseModel):
     screen: list[int] | None = None
     started_at: datetime | None = None
     steps: list[StepView] = Field(default_factory=list)
+    #: how many steps the artifact has, and where ``steps`` starts among them (a page
+    #: of a long artifact holds a slice: ``/api/artifact?offset=...&limit=...``)
+    step_count: int = 0
+    steps_offset: int = 0
     videos: list[VideoView] = Field(default_factory=list)
     texts: dict[str, str] = Field(default_factory=dict)
     #: the X display the artifact was made on, when it is still running
@@ -124,8 +132,39 @@ class LoadedArtifact:
     view: ArtifactView
     frames: dict[tuple[int, str], FrameSource] = field(default_factory=dict)
     videos: list[Path] = field(default_factory=list)
-    #: files whose change means the artifact must be read again: path -> (mtime, size)
-    stamps: dict[str, tuple[float, int]] = field(default_factory=dict)
+    #: files (and folders) whose change means the artifact must be read again:
+    #: path -> (mtime in ns, size), ``MISSING`` for one that was not there
+    stamps: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def stamp(self, *paths: Path) -> None:
+        """Note ``paths`` as they are now, before they are read: a change made while
+        (or after) they are read shows as a changed stamp, and the artifact is read
+        again. A folder's stamp changes when a file is added, removed or renamed in it."""
+        for path in paths:
+            self.stamps[str(path)] = stamp_of(path)
+
+    def fresh(self) -> bool:
+        """True while every stamped file is as it was when the artifact was read."""
+        return all(stamp_of(Path(name)) == stamp for name, stamp in self.stamps.items())
+
+    @property
+    def version(self) -> str:
+        """A short name of the stamps: it changes when the artifact's files do."""
+        digest = hashlib.blake2b(repr(sorted(self.stamps.items())).encode(), digest_size=6)
+        return digest.hexdigest()
+
+
+#: The stamp of a file that is not there.
+MISSING = (-1, -1)
+
+
+def stamp_of(path: Path) -> tuple[int, int]:
+    """``(mtime in ns, size)`` of ``path``, :data:`MISSING` when it is not there."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return MISSING
+    return (stat.st_mtime_ns, stat.st_size)
 
 
 def frame_url(artifact_id: str, step: int, which: FrameKind = "frame", thumb: bool = False) -> str:

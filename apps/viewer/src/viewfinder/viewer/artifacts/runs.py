@@ -32,7 +32,9 @@ from viewfinder.viewer.errors import RefusedPathError
 
 EXEC_TEXTS = ("stdout.txt", "stderr.txt")
 CAPTURE = re.compile(r"^capture-(\d+)\.png$")
-VIDEO = re.compile(r"^video-(\d+)\.mp4$")
+#: ``video-001.mp4`` once the run ended; ``video-step1-1.mp4`` while it records (or
+#: when it was killed first: a fragmented MP4, playable up to its last second)
+VIDEO = re.compile(r"^video-(?:step(\d+)-)?(\d+)\.mp4$")
 SHOT = re.compile(r"^(?P<session>.+)-(?P<stamp>\d{8}T\d{12}Z)-(?P<seq>\d+)\.(png|jpg|webp)$")
 #: Longest stdout or stderr shown; the rest is left out with a note.
 TEXT_LIMIT = 256 * 1024
@@ -61,10 +63,14 @@ def load_exec_run(folder: Path, artifact_id: str) -> LoadedArtifact:
     """Read an ``exec --out`` folder."""
     view = ArtifactView(id=artifact_id, kind="exec-run", title=folder.name, path=str(folder))
     loaded = LoadedArtifact(view)
+    # a rerun deletes and writes files (the folder's stamp), and rewrites the texts
+    loaded.stamp(folder, *(folder / name for name in (*EXEC_TEXTS, "run.json")))
     confined = Confined(folder)
     summary = _summary(folder, view)
     if "exit_code" in summary:
         view.facts["exit code"] = str(summary["exit_code"])
+    elif summary.get("status") == "running":
+        view.facts["status"] = "running (or killed before its end)"
     if isinstance(summary.get("file"), str):
         view.facts["file"] = summary["file"]
     for name in EXEC_TEXTS:
@@ -81,21 +87,27 @@ def load_exec_run(folder: Path, artifact_id: str) -> LoadedArtifact:
     listed = {Path(str(video.get("path", ""))).name: video for video in summary.get("videos", [])
               if isinstance(video, dict)}  # fmt: skip
     videos = sorted(
-        (int(match.group(1)), entry.name)
+        (match.group(1) is not None, int(match.group(1) or 0), int(match.group(2)), entry.name)
         for entry in _entries(folder)
         if (match := VIDEO.match(entry.name))
     )
-    for _, name in videos:
+    for cut_off, _, _, name in videos:
         try:
             path = confined.resolve(name)
         except RefusedPathError as exc:
             view.problem(str(exc))
             continue
         facts = listed.get(name, {})
+        if cut_off:
+            view.problem(
+                f"{name} was not stopped: the run was killed or still runs; it plays up "
+                "to its last whole second",
+                "warning",
+            )
         view.videos.append(
             VideoView(
                 url=video_url(artifact_id, len(loaded.videos)),
-                label=name,
+                label=f"{name} (cut off)" if cut_off else name,
                 started_at=facts.get("started_at"),
                 duration_s=facts.get("duration_s"),
                 width=facts.get("width"),
@@ -114,6 +126,7 @@ def load_browser_shots(folder: Path, artifact_id: str) -> LoadedArtifact:
     """Read a browser ``--shots`` folder."""
     view = ArtifactView(id=artifact_id, kind="browser-shots", title=folder.name, path=str(folder))
     loaded = LoadedArtifact(view)
+    loaded.stamp(folder)  # a new shot is a new file
     confined = Confined(folder)
     shots = []
     for entry in _entries(folder):

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -59,11 +62,9 @@ def load_session(folder: Path, artifact_id: str) -> LoadedArtifact:
         display = metadata.backend_options.get("display") or metadata.platform.get("display")
         if isinstance(display, str) and display_alive(display):
             view.live = display
-    for path in (layout.manifest, layout.metadata):
-        if path.is_file():
-            stat = path.stat()
-            loaded.stamps[str(path)] = (stat.st_mtime, stat.st_size)
+    loaded.stamp(layout.manifest, layout.metadata)
     lines = _manifest_lines(layout, view)
+    frames = _Frames(confined)
     for number, (line_no, data, event) in enumerate(lines):
         step = StepView(
             index=number,
@@ -77,7 +78,7 @@ def load_session(folder: Path, artifact_id: str) -> LoadedArtifact:
         way = data.get("path")
         if isinstance(way, list):
             step.path = [list(map(float, point)) for point in way if _is_point(point)]
-        loaded.frames[(number, "frame")] = _frame_source(confined, event.screenshot, step, line_no)
+        loaded.frames[(number, "frame")] = _frame_source(frames, event.screenshot, step, line_no)
         view.steps.append(step)
     _after_frames(loaded, confined, artifact_id)
     _videos(loaded, confined, raw_meta, artifact_id)
@@ -166,13 +167,47 @@ def _manifest_lines(
     return found
 
 
-def _frame_source(confined: Confined, ref: str | None, step: StepView, line_no: int) -> Path | str:
+class _Frames:
+    """Finds a session's frames. The usual name, ``screenshots/N.png``, is a regular file
+    (not a symlink) straight in the screenshots folder, which is resolved once: such a
+    file is inside the folder without resolving each of 10,000 names (most of a long
+    session's first read). Any other name is resolved by :class:`Confined`."""
+
+    def __init__(self, confined: Confined) -> None:
+        self.confined = confined
+        try:
+            self.folder: str | None = str(confined.resolve(SCREENSHOTS))
+        except RefusedPathError:
+            self.folder = None
+
+    def resolve(self, ref: str) -> Path:
+        """The frame ``ref`` names; :class:`RefusedPathError` when it leads outside."""
+        name = ref.removeprefix(f"{SCREENSHOTS}/")
+        if self.folder is not None and name != ref and _plain_name(name):
+            path = os.path.join(self.folder, name)
+            try:
+                if stat.S_ISREG(os.lstat(path).st_mode):
+                    return Path(path)
+            except OSError:
+                return Path(path)  # missing: said as missing, like a resolved name
+        return self.confined.resolve(ref)
+
+
+_PLAIN_NAME = re.compile(r"[^/\\\x00]+")
+
+
+def _plain_name(name: str) -> bool:
+    """A file name alone: no folder in it, not ``.`` or ``..``."""
+    return _PLAIN_NAME.fullmatch(name) is not None and name not in (".", "..")
+
+
+def _frame_source(frames: _Frames, ref: str | None, step: StepView, line_no: int) -> Path | str:
     if not ref:
         step.problem = f"line {line_no} names no frame"
         step.frame = step.thumb = None
         return step.problem
     try:
-        path = confined.resolve(ref)
+        path = frames.resolve(ref)
     except RefusedPathError as exc:
         step.problem = str(exc)
         step.frame = step.thumb = None
@@ -218,10 +253,18 @@ def _videos(
         if not path.is_file():
             loaded.view.problem(f"video of run {number} ({video['file']}) is missing", "warning")
             continue
+        label = f"run {number}: {video['file']}"
+        if video.get("finished") is False:
+            label += " (cut off)"
+            loaded.view.problem(
+                f"the video of run {number} ({video['file']}) was not stopped: the recorder "
+                "was killed or still records; it plays up to its last whole second",
+                "warning",
+            )
         loaded.view.videos.append(
             VideoView(
                 url=video_url(artifact_id, len(loaded.videos)),
-                label=f"run {number}: {video['file']}",
+                label=label,
                 started_at=video.get("started_at"),
                 duration_s=video.get("duration_s"),
                 width=video.get("width"),

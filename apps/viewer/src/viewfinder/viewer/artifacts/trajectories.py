@@ -31,8 +31,7 @@ def load_trajectory(file: Path, artifact_id: str) -> LoadedArtifact:
     """Read the Trajectory JSON ``file`` as far as it validates."""
     view = ArtifactView(id=artifact_id, kind="trajectory", title=file.name, path=str(file))
     loaded = LoadedArtifact(view)
-    stat = file.stat()
-    loaded.stamps[str(file)] = (stat.st_mtime, stat.st_size)
+    loaded.stamp(file)
     try:
         data = json.loads(file.read_bytes())
     except (OSError, ValueError) as exc:

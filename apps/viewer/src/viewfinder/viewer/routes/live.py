@@ -95,6 +95,10 @@ async def _send_frames(websocket: WebSocket, subscriber: Subscriber) -> None:
         message = await subscriber.queue.get()
         await websocket.send_bytes(message)
         subscriber.sent += 1
+        if subscriber.ended is not None and subscriber.queue.empty():
+            # the page has the reason in full; a close reason holds 123 bytes at most
+            await websocket.close(code=1011, reason="the display died")
+            return
 
 
 def _read_only() -> dict[str, Any]:

@@ -55,6 +55,7 @@ export function openLive(container, display) {
   const socket = new WebSocket(`${scheme}://${location.host}/api/live?display=${encodeURIComponent(display)}`);
   socket.binaryType = "arraybuffer";
   let chain = Promise.resolve();
+  let ended = false;
   let shownAt = performance.now();
 
   socket.addEventListener("message", (message) => {
@@ -68,16 +69,15 @@ export function openLive(container, display) {
         mode.classList.toggle("control", data.control);
         if (data.control) enableControl(canvas, socket);
       } else if (data.type === "error") {
-        stats.error = data.message;
-        status.textContent = data.message;
-        status.classList.add("error");
+        showError(data.message);
       }
       return;
     }
     const [head, bytes] = header(message.data);
     if (head.error) {
-      status.textContent = `the live view ended: ${head.error}`;
-      status.classList.add("error");
+      ended = true;
+      mode.textContent = "ended";
+      showError(`the live view ended: ${head.error}`);
       return;
     }
     const blob = new Blob([bytes], { type: `image/${head.format}` });
@@ -100,12 +100,21 @@ export function openLive(container, display) {
       }
     }).catch((error) => { status.textContent = `a frame could not be shown: ${error}`; });
   });
+  // what the server said is shown as it said it; a close only adds what it does not know
+  function showError(text) {
+    stats.error = text;
+    status.textContent = text;
+    status.classList.add("error");
+  }
   socket.addEventListener("close", (event) => {
-    mode.textContent = "disconnected";
-    if (event.code === 1008 || event.code === 1011) {
-      status.textContent = event.reason || "the viewer refused this display";
-      status.classList.add("error");
-      stats.error = status.textContent;
+    if (!ended) mode.textContent = "disconnected";
+    if (stats.error !== null) return;
+    if (event.code === 1008) {
+      showError(event.reason || "the viewer refused this display");
+    } else if (event.code === 1011) {
+      showError(event.reason || "the live view ended: the viewer could not show this display");
+    } else if (!event.wasClean) {
+      showError("the connection to the viewer was lost: reload the page to try again");
     }
   });
   return () => socket.close();
@@ -115,11 +124,20 @@ function enableControl(canvas, socket) {
   const send = (action) => {
     if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(action));
   };
+  // the display's pixels fill the canvas's content box: its border and padding are not
+  // part of the picture, so a position is measured from the content box's corner
   const at = (event) => {
     const box = canvas.getBoundingClientRect();
+    const style = getComputedStyle(canvas);
+    const px = (name) => parseFloat(style[name]) || 0;
+    const left = box.left + px("borderLeftWidth") + px("paddingLeft");
+    const top = box.top + px("borderTopWidth") + px("paddingTop");
+    const width = canvas.clientWidth - px("paddingLeft") - px("paddingRight");
+    const height = canvas.clientHeight - px("paddingTop") - px("paddingBottom");
+    const clamp = (value, size) => Math.max(0, Math.min(size - 1, Math.floor(value)));
     return {
-      x: Math.max(0, Math.min(canvas.width - 1, Math.round((event.clientX - box.left) * canvas.width / box.width))),
-      y: Math.max(0, Math.min(canvas.height - 1, Math.round((event.clientY - box.top) * canvas.height / box.height))),
+      x: clamp((event.clientX - left) * canvas.width / width, canvas.width),
+      y: clamp((event.clientY - top) * canvas.height / height, canvas.height),
     };
   };
   canvas.classList.add("controlled");

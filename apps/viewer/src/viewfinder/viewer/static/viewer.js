@@ -3,11 +3,19 @@
 
 import { drawAction, keyChips } from "./overlay.js";
 import { openLive } from "./live.js";
+import { PAGE_SIZE, Steps, Timeline } from "./timeline.js";
 
 const main = document.getElementById("main");
 const banners = document.getElementById("banners");
 const crumbs = document.getElementById("crumbs");
-const state = { info: null, view: null, index: -1, zoom: false, closeLive: null };
+const state = { info: null, view: null, steps: null, timeline: null, index: -1, selecting: 0, zoom: false, closeLive: null };
+// Bidirectional controls (U+202A-U+202E, U+2066-U+2069) in a name would reorder the
+// text around them (a title read backwards): shown as the replacement character.
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+
+function plain(text) {
+  return String(text).replace(BIDI_CONTROLS, "\uFFFD");
+}
 
 function h(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
@@ -51,17 +59,17 @@ function artifactHref(id) {
 // -- the list page -----------------------------------------------------------------------
 
 function showList(items, root) {
-  document.title = `viewfinder view · ${root}`;
+  document.title = `viewfinder view · ${plain(root)}`;
   const table = h("table", { class: "list" },
     h("thead", {}, h("tr", {}, h("th", { text: "Artifact" }), h("th", { text: "Kind" }))));
   const body = h("tbody");
   for (const item of items) {
-    body.append(h("tr", {}, h("td", {}, h("a", { href: artifactHref(item.id), text: item.title })),
+    body.append(h("tr", {}, h("td", {}, h("a", { href: artifactHref(item.id), text: plain(item.title) })),
       h("td", {}, h("span", { class: `kind kind-${item.kind}`, text: item.kind }))));
   }
   table.append(body);
   main.replaceChildren(h("section", { class: "listing" },
-    h("h1", { text: root }), items.length ? table : h("p", { text: "Nothing here to show." })));
+    h("h1", { text: plain(root) }), items.length ? table : h("p", { text: "Nothing here to show." })));
   if (!items.length) {
     banner(`${root} holds no recording, desktop run, cache file, Trajectory JSON, exec run or browser shots (looked ${3} folders deep)`);
   }
@@ -71,36 +79,41 @@ function showList(items, root) {
 
 async function showArtifact(id) {
   let view;
+  const wanted = stepFromHash();
+  // the page of steps holding the step asked for (the first page otherwise)
+  const first = Math.floor((wanted || 0) / PAGE_SIZE) * PAGE_SIZE;
   try {
-    view = await getJSON(`/api/artifact?id=${encodeURIComponent(id)}`);
+    view = await getJSON(`/api/artifact?id=${encodeURIComponent(id)}&offset=${first}&limit=${PAGE_SIZE}`);
   } catch (error) {
     banner(`cannot show ${id}: ${error.message}`);
     main.replaceChildren(h("p", { class: "empty", text: "Nothing could be read." }));
     return;
   }
   state.view = view;
-  document.title = `viewfinder view · ${view.title}`;
+  state.steps = new Steps(id, view.step_count, getJSON);
+  state.steps.add(view.steps_offset, view.steps);
+  state.steps.pages.set(Math.floor(view.steps_offset / PAGE_SIZE), Promise.resolve());
+  document.title = `viewfinder view · ${plain(view.title)}`;
   for (const problem of view.problems) banner(problem.message, problem.level);
   const facts = h("dl", { class: "facts" });
   for (const [key, value] of Object.entries(view.facts)) facts.append(h("dt", { text: key }), h("dd", { text: value }));
   const head = h("header", { class: "artifact-head" },
-    h("h1", {}, h("span", { class: `kind kind-${view.kind}`, text: view.kind }), ` ${view.title}`),
-    h("p", { class: "path", text: view.path }), facts,
+    h("h1", {}, h("span", { class: `kind kind-${view.kind}`, text: view.kind }), ` ${plain(view.title)}`),
+    h("p", { class: "path", text: plain(view.path) }), facts,
     view.live ? h("a", { class: "live-link", href: `/?live=${encodeURIComponent(view.live)}`, text: `watch ${view.live} live` }) : null);
   const timeline = h("ol", { class: "steps", id: "steps" });
   const stage = h("section", { class: "stage", id: "stage", "aria-label": "The selected step" });
-  const layout = h("div", { class: "layout" },
-    h("nav", { class: "timeline", "aria-label": `${view.steps.length} steps` }, timeline), stage);
+  const nav = h("nav", { class: "timeline", "aria-label": `${view.step_count} steps` }, timeline);
+  const layout = h("div", { class: "layout" }, nav, stage);
   main.replaceChildren(head, layout);
-  fillTimeline(timeline, view);
+  state.timeline = new Timeline(nav, timeline, state.steps, stepRow);
   if (Object.keys(view.texts).length) main.append(texts(view.texts));
-  if (!view.steps.length) {
+  if (!view.step_count) {
     stage.append(h("p", { class: "empty", text: "No steps to show." }));
     if (view.videos.length) stage.append(videos(view));
     return;
   }
-  const wanted = stepFromHash();
-  select(wanted !== null ? wanted : 0, { scroll: true });
+  await select(wanted !== null ? wanted : 0, { scroll: true });
 }
 
 function checkText(check) {
@@ -108,36 +121,21 @@ function checkText(check) {
   return `distance ${check.distance} ${check.distance <= check.threshold ? "≤" : ">"} ${check.threshold}`;
 }
 
-function fillTimeline(list, view) {
-  const fragment = document.createDocumentFragment();
-  let group = null;
-  const lazy = new IntersectionObserver((entries) => {
-    for (const entry of entries) {
-      if (!entry.isIntersecting) continue;
-      const image = entry.target;
-      image.src = image.dataset.src;
-      lazy.unobserve(image);
-    }
-  }, { root: list.parentElement, rootMargin: "600px 0px" });
-  for (const step of view.steps) {
-    if (step.group && step.group !== group) {
-      group = step.group;
-      fragment.append(h("li", { class: "group", role: "presentation", text: group }));
-    }
-    const state = step.check ? step.check.state.replace(" ", "-") : "";
-    const thumb = step.thumb ? h("img", { class: "thumb", alt: "", "data-src": step.thumb, width: 96, height: 60 })
-                             : h("span", { class: "thumb none", text: step.problem ? "no frame" : "" });
-    const link = h("a", { href: `#step-${step.index}`, class: `step ${state ? "check-" + state : ""} ${step.problem ? "has-problem" : ""}`,
-                          id: `step-item-${step.index}`, "data-index": step.index },
-      thumb,
-      h("span", { class: "num", text: `${step.index}` }),
-      h("span", { class: "label", text: step.label }),
-      h("span", { class: "when", text: step.t !== null && step.t !== undefined ? `+${seconds(step.t)}` : "" }),
-      checkText(step.check) ? h("span", { class: "distance", text: checkText(step.check) }) : null);
-    if (step.thumb) lazy.observe(thumb);
-    fragment.append(h("li", {}, link));
-  }
-  list.append(fragment);
+// One row of the timeline (``previous``: the step before it, when known).
+function stepRow(step, index, previous) {
+  const state = step.check ? step.check.state.replace(" ", "-") : "";
+  const thumb = step.thumb ? h("img", { class: "thumb", alt: "", src: step.thumb, width: 96, height: 60 })
+                           : h("span", { class: "thumb none", text: step.problem ? "no frame" : "" });
+  const starts = step.group && (!previous || previous.group !== step.group);
+  const link = h("a", { href: `#step-${index}`, class: `step ${state ? "check-" + state : ""} ${step.problem ? "has-problem" : ""}`,
+                        id: `step-item-${index}`, "data-index": index },
+    thumb,
+    starts ? h("span", { class: "group", text: plain(step.group) }) : null,
+    h("span", { class: "num", text: `${index}` }),
+    h("span", { class: "label", text: step.label }),
+    h("span", { class: "when", text: step.t !== null && step.t !== undefined ? `+${seconds(step.t)}` : "" }),
+    checkText(step.check) ? h("span", { class: "distance", text: checkText(step.check) }) : null);
+  return h("li", {}, link);
 }
 
 function stepFromHash() {
@@ -145,23 +143,28 @@ function stepFromHash() {
   return match ? Number(match[1]) : null;
 }
 
-function select(index, { scroll = false } = {}) {
+async function select(index, { scroll = false } = {}) {
   const view = state.view;
-  if (!view || !view.steps.length) return;
-  index = Math.max(0, Math.min(view.steps.length - 1, index));
-  const previous = document.querySelector(".step[aria-current]");
-  if (previous) previous.removeAttribute("aria-current");
-  const item = document.getElementById(`step-item-${index}`);
-  item.setAttribute("aria-current", "step");
-  item.scrollIntoView({ block: scroll ? "center" : "nearest" });
-  if (location.hash !== `#step-${index}`) history.replaceState(null, "", `${location.search}#step-${index}`);
+  if (!view || !state.steps.count) return;
+  index = Math.max(0, Math.min(state.steps.count - 1, index));
+  const ticket = ++state.selecting;  // a later selection wins over one still fetching
   state.index = index;
-  renderStage(view.steps[index], view);
+  let step;
+  try {
+    step = await state.steps.at(index);
+  } catch (error) {
+    banner(`step ${index} cannot be read: ${error.message}`);
+    return;
+  }
+  if (ticket !== state.selecting) return;
+  state.timeline.show(index, { centre: scroll });
+  if (location.hash !== `#step-${index}`) history.replaceState(null, "", `${location.search}#step-${index}`);
+  renderStage(step, view);
 }
 
 function renderStage(step, view) {
   const stage = document.getElementById("stage");
-  const last = view.steps.length - 1;
+  const last = state.steps.count - 1;
   const zoom = h("button", { type: "button", class: "zoom", "aria-pressed": state.zoom ? "true" : "false", text: "Zoom (Z)" });
   zoom.addEventListener("click", () => toggleZoom());
   const prev = h("button", { type: "button", text: "← Previous", disabled: step.index === 0 });
@@ -169,7 +172,7 @@ function renderStage(step, view) {
   const next = h("button", { type: "button", text: "Next →", disabled: step.index === last });
   next.addEventListener("click", () => select(step.index + 1));
   const tools = h("div", { class: "tools" }, prev, next, zoom,
-    step.frame ? h("a", { class: "download", href: step.frame, download: `step-${step.index}.png`, text: "Download frame" }) : null);
+    step.frame ? h("a", { class: "download", href: step.frame, download: `step-${step.index}.${step.frame_type || "png"}`, text: "Download frame" }) : null);
   const title = h("h2", { id: "step-title" }, `Step ${step.index} of ${last}: `, h("span", { class: "action", text: step.label }));
   const frames = h("div", { class: `frames ${state.zoom ? "zoomed" : ""}` },
     figure(step, view, "frame", step.check ? "Screen (with the step's region)" : "Before: the frame the action was taken on"),
@@ -297,7 +300,7 @@ document.addEventListener("keydown", (event) => {
   const target = event.target;
   if (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement ||
       target instanceof HTMLVideoElement || target instanceof HTMLCanvasElement) return;
-  const moves = { ArrowRight: state.index + 1, ArrowLeft: state.index - 1, Home: 0, End: state.view.steps.length - 1 };
+  const moves = { ArrowRight: state.index + 1, ArrowLeft: state.index - 1, Home: 0, End: state.steps.count - 1 };
   if (event.key in moves) {
     event.preventDefault();
     select(moves[event.key]);
@@ -340,7 +343,7 @@ async function start() {
   }
   const id = params.get("a");
   if (id !== null) {
-    if (info.top && info.top.kind === "list") crumbs.replaceChildren(h("a", { href: "/", text: info.root }));
+    if (info.top && info.top.kind === "list") crumbs.replaceChildren(h("a", { href: "/", text: plain(info.root) }));
     await showArtifact(id);
     return;
   }
