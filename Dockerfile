@@ -12,10 +12,12 @@
 FROM python:3.11-slim-bookworm
 
 # Xvfb for the displays, fonts and Tk for the code's windows, ffmpeg for the videos of
-# start_recording(), tini to reap orphans.
+# start_recording(), bubblewrap to confine each session's worker (namespaces), tini to
+# reap orphans. Ray's node probes on Kubernetes are `ray health-check` commands (the
+# manifest in docs/scale.md): the minimal Ray has no dashboard agent to answer HTTP.
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        xvfb xauth fonts-dejavu-core fonts-liberation libtk8.6 ffmpeg tini \
+        xvfb xauth fonts-dejavu-core fonts-liberation libtk8.6 ffmpeg bubblewrap tini \
     && rm -rf /var/lib/apt/lists/*
 
 RUN pip install --no-cache-dir uv

@@ -125,6 +125,7 @@ ONE_WORKER_GROUPS = {
         "plugins/ray/tests/",
         "apps/server/tests/test_providers.py",
         "apps/server/tests/test_env_pool.py",
+        "apps/server/tests/test_ray_head_loss.py",
     ),
 }
 

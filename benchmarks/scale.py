@@ -11,6 +11,9 @@ In one run, on this machine:
   local provider, and with the ray provider on a cluster of 1 node and of 2 nodes of
   this same machine. Every node shares the same 2 cores, so this measures overhead,
   not a speed-up: a real second machine brings its own cores;
+- 16 WebSocket sessions of ``viewfinder serve --provider ray`` on a 3-node cluster,
+  opened at once and stepped 10 times each (``x = 1``, then a Tk capture), on this
+  loaded machine: how many were lost (the goal: none), and how long it took;
 - memory per session (proportional set size, PSS: shared pages divided among the
   processes sharing them; and RSS): the ray session's actor process, its Xvfb and its
   worker; the local session's Xvfb and worker (the server process holds the rest).
@@ -111,6 +114,66 @@ def step_times(provider_name: str, steps: int) -> dict[str, list[float]]:
         provider.close()
 
 
+# -- 16 WebSocket sessions of a ray server ----------------------------------------------------
+
+
+def server_sessions(address: str, steps: int) -> dict[str, Any]:
+    """SESSIONS clients of ``viewfinder serve --provider ray``, opened at once, each
+    stepping ``steps`` times per snippet: how many ended in an error, and which."""
+    import socket
+    import subprocess
+    import sys
+    import threading
+
+    import httpx
+
+    from viewfinder.server import CodingEnv
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "viewfinder.cli", "serve", "--port", str(port),
+         "--size", f"{SIZE[0]}x{SIZE[1]}", "--max-sessions", str(SESSIONS),
+         "--provider", "ray", "--ray-address", address],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    failures: list[str] = []
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{base}/health").status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+
+        def one_client() -> None:
+            try:
+                with CodingEnv(base) as env:
+                    env.reset()
+                    for code in (TRIVIAL, TK_CAPTURE):
+                        for _ in range(steps):
+                            observation = env.step(code).observation
+                            if observation.exit_code != 0:
+                                raise RuntimeError(observation.stderr[-200:])
+            except Exception as exc:
+                failures.append(f"{type(exc).__name__}: {exc}"[:200])
+
+        started = time.perf_counter()
+        clients = [threading.Thread(target=one_client) for _ in range(SESSIONS)]
+        for client in clients:
+            client.start()
+        for client in clients:
+            client.join(900)
+        took = time.perf_counter() - started
+    finally:
+        server.terminate()
+        server.wait(120)
+    return {"lost": len(failures), "took_s": took, "failures": failures[:3]}
+
+
 # -- 16 sessions at once ------------------------------------------------------------------------
 
 
@@ -168,6 +231,7 @@ def report(
     rounds: int,
     single: dict[str, dict[str, list[float]]],
     pools: dict[str, dict[str, Any]],
+    server: dict[str, Any] | None = None,
 ) -> str:
     lines = [
         "## Scale: sessions as Ray actors (ray provider) vs in the server (local)",
@@ -205,6 +269,18 @@ def report(
             f"| {label} | {found['nodes']} | {found['open_s']:.1f} | {found['x = 1']:.1f} | "
             f"{found['Tk window + capture']:.1f} |"
         )
+    if server is not None:
+        lines += [
+            "",
+            f"### {SESSIONS} WebSocket sessions of `viewfinder serve --provider ray`, 3 nodes",
+            "",
+            f"{SESSIONS} `CodingEnv` clients opened at once on a 3-node cluster of this "
+            f"loaded machine, each stepping `x = 1` {server['steps']} times, then a Tk window "
+            f"and capture {server['steps']} times: **{server['lost']} of {SESSIONS} "
+            f"sessions lost**, {server['took_s']:.0f} s in all.",
+        ]
+        if server["failures"]:
+            lines += ["", "First failures: " + "; ".join(f"`{f}`" for f in server["failures"])]
     ray_memory_found = pools["ray, 1 node"]["memory"]
     local_memory_found = pools["local"]["memory"]
     lines += [
@@ -249,7 +325,11 @@ def main() -> int:
     half = SESSIONS // 2
     with local_cluster([{"viewfinder_display": half}, {"viewfinder_display": half}]):
         pools["ray, 2 nodes"] = pool_throughput("ray", args.rounds, None)
-    text = report(args.steps, args.rounds, single, pools)
+    print("ray, 3 nodes: 16 WebSocket sessions of a server", flush=True)
+    third = -(-SESSIONS // 3)
+    with local_cluster([{"viewfinder_display": third}] * 3, connect=False) as cluster:
+        server = {**server_sessions(cluster.address, 10), "steps": 10}
+    text = report(args.steps, args.rounds, single, pools, server)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
     print(text)

@@ -149,3 +149,93 @@ class Form:
 def form(tmp_path: Path) -> Callable[[str], Form]:
     """``form(name)``: a Tk form writing its state to a file of its own."""
     return lambda name="form": Form(tmp_path / f"{name}.json")
+
+
+# -- OpenEnv's clients ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def code_observation_client() -> type[Any]:
+    """An OpenEnv env client built on viewfinder's ``CodeObservation``, written as OpenEnv's
+    env packages write theirs: the observation read as it comes, nothing put back."""
+    from openenv.core.client_types import StepResult
+    from openenv.core.env_client import EnvClient
+
+    from viewfinder.codeenv import CodeAction, CodeObservation, CodeState
+
+    class CodeObservationClient(EnvClient[CodeAction, CodeObservation, CodeState]):
+        def _step_payload(self, action: CodeAction) -> dict[str, Any]:
+            return action.model_dump(exclude_defaults=True)
+
+        def _parse_result(self, payload: dict[str, Any]) -> StepResult[CodeObservation]:
+            return StepResult(
+                observation=CodeObservation(**payload["observation"]),
+                reward=payload.get("reward"),
+                done=bool(payload.get("done", False)),
+            )
+
+        def _parse_state(self, payload: dict[str, Any]) -> CodeState:
+            return CodeState(**payload)
+
+    return CodeObservationClient
+
+
+#: Two captures, a blue screen and then a red one: the last capture is the red one.
+BLUE_THEN_RED = """
+import tkinter as tk
+root = tk.Tk()
+root.overrideredirect(True)
+root.geometry("320x240+0+0")
+frame = tk.Frame(root, bg="#0000ff", width=320, height=240)
+frame.pack()
+root.update()
+capture_screenshot()
+frame.configure(bg="#ff0000")
+root.update()
+capture_screenshot()
+"""
+
+
+@pytest.fixture
+def blue_then_red() -> str:
+    """Code that captures a blue 320x240 window, then the same window red."""
+    return BLUE_THEN_RED
+
+
+# -- viewfinder serve --provider ray ------------------------------------------------------------
+
+
+def _start_ray_server(
+    address: str, folder: Path, max_sessions: int = 4
+) -> tuple[subprocess.Popen[bytes], str]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    log_path = folder / "server.log"
+    with log_path.open("wb") as log_file:  # a file, not a pipe: nothing can block on it
+        process = subprocess.Popen(
+            [sys.executable, "-m", "viewfinder.cli", "serve", "--port", str(port),
+             "--size", "320x240", "--max-sessions", str(max_sessions),
+             "--provider", "ray", "--ray-address", address],
+            stdout=subprocess.DEVNULL, stderr=log_file,
+        )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+
+    def answers() -> bool:
+        if process.poll() is not None:
+            raise AssertionError(f"the server exited: {log_path.read_text()[-3000:]}")
+        try:
+            return httpx.get(f"{base}/health").status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    wait_until(answers, "the ray server to answer /health", timeout=120)
+    return process, base
+
+
+@pytest.fixture(scope="session")
+def start_ray_server() -> Callable[..., tuple[subprocess.Popen[bytes], str]]:
+    """``start_ray_server(address, folder)``: ``viewfinder serve --provider ray
+    --ray-address ADDRESS`` on loopback, answering; its log goes to
+    ``folder/server.log``. The caller stops it."""
+    return _start_ray_server

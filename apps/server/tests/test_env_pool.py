@@ -159,7 +159,8 @@ def test_a_lost_session_is_a_value_and_can_be_reopened(cluster: LocalCluster) ->
         for i, result in enumerate(results):
             if i == index:
                 assert isinstance(result, EnvError) and result.code == "SESSION_LOST"
-                assert result.node is not None and result.node.startswith(cluster.node_id(doomed))
+                # the node's id, in the form pool.nodes gives it
+                assert result.node == pool.nodes[index] == cluster.node_id(doomed)
             else:
                 assert isinstance(result, CodeObservation) and result.stdout == "alive\n"
         # one of the others ends, so a node that is alive has a free slot (starting one

@@ -11,9 +11,7 @@ import base64
 import io
 import os
 import signal
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -166,34 +164,6 @@ def cluster() -> Iterator[LocalCluster]:
         yield running_cluster
 
 
-def start_ray_server(cluster: LocalCluster, folder: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """``viewfinder serve --provider ray --ray-address ADDRESS`` on loopback, answering;
-    its log goes to ``folder/server.log``."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    log_path = folder / "server.log"
-    with log_path.open("wb") as log_file:  # a file, not a pipe: nothing can block on it
-        process = subprocess.Popen(
-            [sys.executable, "-m", "viewfinder.cli", "serve", "--port", str(port),
-             "--size", "320x240", "--max-sessions", "4",
-             "--provider", "ray", "--ray-address", cluster.address],
-            stdout=subprocess.DEVNULL, stderr=log_file, env=os.environ.copy(),
-        )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-
-    def answers() -> bool:
-        if process.poll() is not None:
-            raise AssertionError(f"the server exited: {log_path.read_text()[-3000:]}")
-        try:
-            return httpx.get(f"{base}/health").status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    wait_until(answers, "the ray server to answer /health", timeout=120)
-    return process, base
-
-
 def stopped_log(process: subprocess.Popen[bytes], folder: Path) -> str:
     """The server's log once it has ended (SIGKILL if SIGTERM did not end it in 60 s)."""
     try:
@@ -205,11 +175,15 @@ def stopped_log(process: subprocess.Popen[bytes], folder: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def ray_server(cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def ray_server(
+    cluster: LocalCluster,
+    tmp_path_factory: pytest.TempPathFactory,
+    start_ray_server: Callable[..., tuple[subprocess.Popen[bytes], str]],
+) -> Iterator[str]:
     """``viewfinder serve --provider ray`` for the module. After it stops, no session
     actor, nor anything an actor started, may be left."""
     folder = tmp_path_factory.mktemp("ray-server")
-    process, base = start_ray_server(cluster, folder)
+    process, base = start_ray_server(cluster.address, folder)
     ray_server_sessions.clear()
     try:
         yield base
@@ -247,7 +221,9 @@ def nodes_with_sessions(base: str) -> dict[str, int]:
     return {node["node"]: node["sessions"] for node in nodes if node["sessions"]}
 
 
-def test_openenv_client_drives_a_ray_session_end_to_end(ray_server: str) -> None:
+def test_openenv_client_drives_a_ray_session_end_to_end(
+    ray_server: str, code_observation_client: type[Any], blue_then_red: str
+) -> None:
     all_slots_free(ray_server)
     provider = health(ray_server)["provider"]
     assert (provider["name"], provider["free_slots"]) == ("ray", 2)
@@ -255,13 +231,21 @@ def test_openenv_client_drives_a_ray_session_end_to_end(ray_server: str) -> None
         first = env.reset()
         assert first.observation["exit_code"] == 0
         env.step({"code": "x = 20"})
-        result = env.step({"code": TK_RED + "print(x + 1)"})
+        result = env.step({"code": blue_then_red + "print(x + 1)"})
         assert result.observation["stdout"] == "21\n"  # globals kept across steps
-        (shot,) = result.observation["screenshots"]
-        assert pixel(shot, 160, 120) == (255, 0, 0)
+        blue, red = result.observation["screenshots"]
+        assert (pixel(blue, 160, 120), pixel(red, 160, 120)) == ((0, 0, 255), (255, 0, 0))
+        # the last capture, where OpenEnv's clients read it
+        assert base64.b64decode(result.observation["screenshot"]) == base64.b64decode(red)
         assert env.state()["step_count"] == 2
         assert sum(nodes_with_sessions(ray_server).values()) == 1
         note_session_processes()
+    with code_observation_client(base_url=ray_server).sync() as typed:
+        typed.reset()
+        observation = typed.step(CodeAction(code=blue_then_red)).observation
+        assert observation.screenshot is not None
+        assert pixel(observation.screenshot, 160, 120) == (255, 0, 0)
+        assert observation.screenshot == observation.screenshots[-1]
     wait_until(lambda: not nodes_with_sessions(ray_server), "the session's slot to be free")
 
 
@@ -299,7 +283,7 @@ def test_a_node_that_dies_fails_only_its_sessions(ray_server: str, cluster: Loca
             with pytest.raises(EnvServerError) as lost:
                 doomed.step("print('never')")
             assert lost.value.code == "SESSION_LOST"
-            assert lost.value.data["node"].startswith(doomed_node)
+            assert lost.value.data["node"] == doomed_node  # the id, as /health gives it
             assert "its node died" in str(lost.value)
         # the others go on, and the server counts the loss
         assert kept.step("print(x + 1)").observation.stdout == "42\n"
@@ -315,13 +299,15 @@ def test_a_node_that_dies_fails_only_its_sessions(ray_server: str, cluster: Loca
 
 
 def test_a_stop_that_takes_more_than_three_seconds_still_ends_cleanly(
-    cluster: LocalCluster, tmp_path: Path
+    cluster: LocalCluster,
+    tmp_path: Path,
+    start_ray_server: Callable[..., tuple[subprocess.Popen[bytes], str]],
 ) -> None:
     # Ray's driver hands SIGTERM to abseil's failure handler first, which arms a 3 s
     # SIGABRT (ray-project/ray#64830); a stop that closes sessions for longer than that
     # was a core dump, with the sessions' actors left to Ray. A session whose actor is
     # stopped (SIGSTOP) for 5 s makes the stop that long.
-    process, base = start_ray_server(cluster, tmp_path)
+    process, base = start_ray_server(cluster.address, tmp_path)
     try:
         before = session_actor_processes()
         env = CodingEnv(base)

@@ -49,11 +49,13 @@ def test_the_newest_captures_are_kept_within_the_budget(
     assert dropped["limit_bytes"] == 1 * MiB
     reds = [png(shot).getpixel((160, 275))[0] for shot in kept]
     assert reds == [40 * number + 20 for number in range(6 - len(kept), 6)]
-    payload = observation_payload(observation)
+    payload = observation_payload(observation, deduplicated=True)
     assert len(str(payload)) < 1 * MiB
-    # the last capture travels once, and comes back on reading
+    # asked for, the last capture travels once, and comes back on reading
     assert "screenshot" not in payload["observation"]
     assert observation_from_payload(payload).screenshot == kept[-1] == observation.screenshot
+    # by default it is where OpenEnv's clients read it
+    assert observation_payload(observation)["observation"]["screenshot"] == kept[-1]
 
 
 def test_within_the_budget_nothing_is_dropped(make_env: Callable[..., CodeEnvironment]) -> None:
@@ -71,9 +73,10 @@ def test_observation_json_is_the_json_of_the_payload(
     env.reset()
     observation = env.step(CodeAction(code=NOISY_CAPTURES + "print('done \\u00e9\\n\\x00')"))
     for wrap in (None, lambda payload: {"type": "observation", "data": payload}):
-        expected = observation_payload(observation)
-        assert json.loads(observation_json(observation, wrap)) == (
-            wrap(expected) if wrap else expected
-        )
+        for deduplicated in (False, True):
+            expected = observation_payload(observation, deduplicated=deduplicated)
+            assert json.loads(observation_json(observation, wrap, deduplicated=deduplicated)) == (
+                wrap(expected) if wrap else expected
+            )
     plain = CodeObservation(stdout="no captures")
     assert observation_json(plain) == json.dumps(observation_payload(plain))

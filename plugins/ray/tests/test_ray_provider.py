@@ -7,6 +7,7 @@ and a third added by the test that loses it. Every node listens on 127.0.0.1 onl
 from __future__ import annotations
 
 import base64
+import importlib.util
 import io
 import threading
 from collections.abc import Iterator
@@ -65,6 +66,14 @@ def test_the_plugin_registers_the_ray_provider() -> None:
         open_provider("ray", PROBE, adress="auto")
 
 
+def test_a_ray_client_address_without_rays_client_is_a_clear_error() -> None:
+    # `ray[client]` (grpcio) is not in the lock: a ray:// address says what to install,
+    # where Ray itself would fail deep in its import
+    assert importlib.util.find_spec("grpc") is None
+    with pytest.raises(ProviderError, match=r"pip install 'ray\[client\]'"):
+        open_provider("ray", PROBE, address="ray://127.0.0.1:10001")
+
+
 def test_sessions_land_on_distinct_nodes_and_the_cluster_caps_them(
     cluster: LocalCluster,
 ) -> None:
@@ -86,11 +95,37 @@ def test_sessions_land_on_distinct_nodes_and_the_cluster_caps_them(
         assert sorted(node["sessions"] for node in stats["nodes"]) == [1, 1]
         node_of_first = first.node
         first.close()
-        assert provider.free_slots() == 1
+        wait_until(lambda: provider.free_slots() == 1, "the closed session's slot to be free")
         again = provider.open("again")  # the freed slot, on the freed node
         assert again.node == node_of_first
         wait_until(lambda: not running(first.pid), "the closed session's actor to exit")
     finally:
+        provider.close()
+
+
+def test_slots_held_by_others_count_and_a_full_cluster_refuses_at_once(
+    cluster: LocalCluster,
+) -> None:
+    import ray
+    from ray.util.placement_group import placement_group, remove_placement_group
+
+    # another driver (a second server, a trainer's EnvPool) holds one of the two slots
+    held = placement_group([{"viewfinder_display": 1}])
+    ray.get(held.ready(), timeout=60)
+    provider = open_provider("ray", PROBE, placement_timeout_s=1.0)
+    assert isinstance(provider, RayProvider)
+    try:
+        wait_until(lambda: provider.free_slots() == 1, "the held slot to count as taken")
+        mine = provider.open("mine")
+        assert mine.call("add", 2) == 2
+        with pytest.raises(NoFreeSlotError, match="no free display slot") as refused:
+            provider.open("one too many")
+        # true counts: this provider runs one session, and can run one now
+        assert (refused.value.running, refused.value.slots) == (1, 1)
+        assert "other drivers" in str(refused.value)
+        assert "none came free within 1 s" in str(refused.value)  # not queued behind them
+    finally:
+        remove_placement_group(held)
         provider.close()
 
 
@@ -154,11 +189,12 @@ def test_a_node_that_dies_fails_only_its_sessions(cluster: LocalCluster) -> None
         doomed_processes = {doomed.pid} | descendants(doomed.pid)
         assert len(doomed_processes) >= 3  # the actor, its Xvfb, its worker (and bwrap)
 
-        cluster.remove(doomed_index)
+        # a crash, not a stop: the call fails before the head counts the node dead
+        cluster.kill_raylet(doomed_index)
         with pytest.raises(SessionLostError, match="its node died") as lost:
             doomed.call("step", CodeAction(code="print('never')"))
         assert lost.value.code == "SESSION_LOST"
-        assert cluster.node_id(doomed_index) in str(lost.value)
+        assert lost.value.node == doomed.node == cluster.node_id(doomed_index)  # one form
         with pytest.raises(SessionLostError):  # and again: the session cannot go on
             doomed.call("state")
         # the other sessions go on

@@ -50,6 +50,9 @@ def uvicorn_server(app: FastAPI, **config: Any) -> uvicorn.Server:
     waiting; ``config`` goes to ``uvicorn.Config``."""
     config.setdefault("ws", "websockets-sansio")
     config.setdefault("ws_max_size", 64 * 1024 * 1024)
+    # permessage-deflate compresses each reply on the event loop: a step's 30 MB of
+    # captures held every other session for about a second (docs/decisions.md, 32)
+    config.setdefault("ws_per_message_deflate", False)
     config.setdefault("timeout_graceful_shutdown", GRACEFUL_SHUTDOWN_S)
     return _Server(uvicorn.Config(require_guard(app), **config))
 

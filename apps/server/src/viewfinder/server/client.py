@@ -4,6 +4,10 @@ Both speak OpenEnv's WebSocket protocol (one session per connection), so they al
 drive OpenEnv's own coding env server: an action is sent with only the fields that
 differ from their defaults, which for plain code is OpenEnv's ``{"code": ...}``.
 
+Observations come back with ``screenshot``, the last capture; by default the client
+asks the server to send it once, in ``screenshots`` only, and puts it back
+(``deduplicate_screenshot=False`` takes the full form, as OpenEnv's clients get it).
+
 One client object may be used from several threads (``CodingEnv``) or tasks
 (``AsyncCodingEnv``, ``asyncio.gather``) at once: its calls take turns on the session,
 each getting its own reply. :meth:`CodingEnv.cancel` stops a running step from
@@ -110,9 +114,15 @@ class _EnvClient:
         token: str | None = None,
         connect_timeout_s: float = 30.0,
         message_timeout_s: float | None = 3600.0,
+        deduplicate_screenshot: bool = True,
     ) -> None:
         self.base_url = base_url
         self.url = ws_url(base_url)
+        #: Asks the server to send the last capture once (``/ws?screenshot=deduplicated``);
+        #: the observation read back has ``screenshot`` all the same.
+        self._connect_url = self.url + (
+            "?screenshot=deduplicated" if deduplicate_screenshot else ""
+        )
         self._token = token
         self._connect_timeout = connect_timeout_s
         self._message_timeout = message_timeout_s
@@ -163,7 +173,7 @@ class CodingEnv(_EnvClient):
         if self._ws is None:
             try:
                 connection = connect_sync(
-                    self.url,
+                    self._connect_url,
                     additional_headers=_headers(self._token),
                     open_timeout=self._connect_timeout,
                     max_size=MAX_MESSAGE_BYTES,
@@ -268,7 +278,7 @@ class AsyncCodingEnv(_EnvClient):
         if self._ws is None:
             try:
                 self._ws = await connect_async(
-                    self.url,
+                    self._connect_url,
                     additional_headers=_headers(self._token),
                     open_timeout=self._connect_timeout,
                     max_size=MAX_MESSAGE_BYTES,

@@ -84,7 +84,10 @@ class CodeServed:
 
         return env_spec(self.settings)
 
-    def answer(self, env: Any, message: BaseModel) -> str:
+    def answer(self, env: Any, message: BaseModel, *, deduplicated: bool = False) -> str:
+        """As :meth:`ServedEnv.answer`; ``deduplicated``: the last capture is sent once
+        (``screenshot`` left out when it is the last of ``screenshots``), for a client
+        that asked for it (``/ws?screenshot=deduplicated``)."""
         from viewfinder.codeenv.models import observation_json
 
         def as_message(payload: dict[str, Any]) -> dict[str, Any]:
@@ -92,9 +95,11 @@ class CodeServed:
 
         if isinstance(message, wire.ResetMessage):
             data = message.data
-            return observation_json(env.reset(data.seed, data.episode_id), as_message)
+            observation = env.reset(data.seed, data.episode_id)
+            return observation_json(observation, as_message, deduplicated=deduplicated)
         if isinstance(message, wire.StepMessage):
-            return observation_json(env.step(message.data), as_message)
+            observation = env.step(message.data)
+            return observation_json(observation, as_message, deduplicated=deduplicated)
         return json.dumps({"type": "state", "data": env.state.model_dump()})
 
     def schema(self) -> dict[str, Any]:

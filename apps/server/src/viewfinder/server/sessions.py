@@ -21,6 +21,9 @@ from viewfinder.server.settings import ServerSettings
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
+#: How often the reaper asks the provider whether its cluster is gone, in seconds.
+CLUSTER_CHECK_EVERY_S = 1.0
+
 
 class Session:
     """One client's environment, with when it was last used."""
@@ -41,6 +44,9 @@ class Session:
         #: Why the server closed the session on its own (idle, shutdown), set before its
         #: environment is closed: a request that arrives meanwhile gets this reason.
         self.closed_by_server: str | None = None
+        #: Called (once) when the session is lost without a request of its client (the
+        #: cluster's head is gone): it tells the client, SESSION_LOST and a close frame.
+        self.on_lost: Callable[[SessionLostError], Awaitable[None]] | None = None
 
     def touch(self) -> None:
         self.last_active = time.monotonic()
@@ -68,6 +74,7 @@ class SessionRegistry:
             max_workers=settings.max_sessions + 4, thread_name_prefix="viewfinder-session"
         )
         self._reaper: asyncio.Task[None] | None = None
+        self._next_reap = 0.0
         self.reaped = 0
         #: Sessions failed with SESSION_LOST (their node or process died).
         self.lost = 0
@@ -121,9 +128,10 @@ class SessionRegistry:
             opening.add_done_callback(_discard_opened)
             raise
         except NoFreeSlotError as exc:  # the provider's slots are all taken
-            active = len(self._sessions)
-            maximum = min(self.settings.max_sessions, exc.slots) if exc.slots else active
-            raise CapacityReachedError(active, maximum, message=str(exc)) from None
+            # the sessions open and opening (a burst of opens counts), not this one
+            taken = len(self._sessions) + self._opening - 1
+            maximum = min(self.settings.max_sessions, exc.slots) if exc.slots else taken
+            raise CapacityReachedError(taken, maximum, message=str(exc)) from None
         finally:
             self._opening -= 1
         session = Session(session_id, ProvidedEnv(provided), kind)
@@ -160,6 +168,32 @@ class SessionRegistry:
             log.warning("%s", error)
         await self.close(session)
 
+    async def lose_all_if_the_cluster_is_gone(self) -> int:
+        """When the provider's cluster is gone (its head does not answer), every session
+        is lost: each client hears SESSION_LOST with the reason, and a close frame; the
+        server itself goes on. Returns how many were lost."""
+        head_lost = getattr(self.provider, "head_lost", None)
+        reason = head_lost() if callable(head_lost) else None
+        if reason is None:
+            return 0
+        sessions = self.sessions()
+        for session in sessions:
+            error = SessionLostError(session.id, getattr(session.env, "node", None), reason)
+            session.lost = error
+            notify, session.on_lost = session.on_lost, None
+            if notify is not None:
+                with contextlib.suppress(Exception):  # the client may be gone already
+                    await notify(error)
+        # their actors cannot be reached to be closed: the books are cleared, and the
+        # closes go on in the pool for as long as they take
+        for session in sessions:
+            if self._sessions.pop(session.id, None) is not None:
+                self.lost += 1
+                asyncio.get_running_loop().run_in_executor(self._executor, session.env.close)
+        if sessions:
+            log.warning("%d sessions lost: %s", len(sessions), reason)
+        return len(sessions)
+
     async def close_all(self, reason: str) -> None:
         """Close every session, in parallel (a cluster session's close is a round trip),
         then stop the thread pool."""
@@ -167,7 +201,9 @@ class SessionRegistry:
             *(self._close_by_server(session, reason) for session in self.sessions()),
             return_exceptions=True,
         )
-        self._executor.shutdown(wait=True)
+        head_lost = getattr(self.provider, "head_lost", None)
+        # a call into a cluster whose head is gone may never return: not waited for
+        self._executor.shutdown(wait=not (callable(head_lost) and head_lost()))
 
     async def _close_by_server(self, session: Session, reason: str) -> None:
         notify, session.on_server_close = session.on_server_close, None
@@ -204,9 +240,12 @@ class SessionRegistry:
 
     async def _reap_forever(self) -> None:
         while True:
-            await asyncio.sleep(self.settings.reap_every_s)
+            await asyncio.sleep(min(self.settings.reap_every_s, CLUSTER_CHECK_EVERY_S))
             try:
-                await self.reap_idle()
+                await self.lose_all_if_the_cluster_is_gone()
+                if time.monotonic() >= self._next_reap:
+                    self._next_reap = time.monotonic() + self.settings.reap_every_s
+                    await self.reap_idle()
             except Exception:  # keep reaping; one bad close must not stop it
                 log.exception("the idle-session reaper failed; it keeps running")
 

@@ -10,6 +10,12 @@ stops the running step, whose observation then comes back with exit code 130 and
 ``{"type": "observation", "data": {...}}``, ``{"type": "state", "data": {...}}`` or
 ``{"type": "error", "data": {"message": ..., "code": ..., "errors"?: [...]}}``.
 
+Observations carry ``screenshot`` (the last capture) as OpenEnv's clients read it. A
+client may ask, when it connects, for the last capture to be sent once
+(``/ws?screenshot=deduplicated``, :data:`SCREENSHOT_FORMS`): ``screenshot`` is then left
+out when it is the last of ``screenshots``, which viewfinder's ``CodingEnv`` does and
+puts back on reading.
+
 A desktop server (``--env desktop``) takes the same messages, with OpenEnv's tool-calling
 actions as step ``data`` and its task as reset ``data`` (:mod:`viewfinder.server.mcp_wire`,
 :mod:`viewfinder.server.desktop_task`), and ``{"type": "mcp", "data": JSON-RPC}``,
@@ -42,6 +48,22 @@ CAPACITY_REACHED = "CAPACITY_REACHED"
 #: The session's node or process died: it cannot go on (the message names the node).
 SESSION_LOST = "SESSION_LOST"
 SESSION_ERROR = "SESSION_ERROR"
+
+
+#: ``/ws?screenshot=FORM``: ``full`` (the default, as OpenEnv's clients expect) or
+#: ``deduplicated`` (the last capture only in ``screenshots``; code env servers).
+SCREENSHOT_FORMS = ("full", "deduplicated")
+
+
+def screenshot_form(value: str | None) -> str:
+    """The ``screenshot`` form a client asked for, or ValueError saying what it may ask."""
+    if value is None:
+        return "full"
+    if value not in SCREENSHOT_FORMS:
+        raise ValueError(
+            f"screenshot={value!r} is not a form; ask for one of: {', '.join(SCREENSHOT_FORMS)}"
+        )
+    return value
 
 
 class ResetRequest(BaseModel):

@@ -122,17 +122,22 @@ class StepResult(Generic[ObservationT]):
 ADDED_OBSERVATION_FIELDS = ("screenshot", "screenshots", "videos")
 
 
-def observation_payload(observation: CodeObservation) -> dict[str, Any]:
+def observation_payload(
+    observation: CodeObservation, *, deduplicated: bool = False
+) -> dict[str, Any]:
     """The wire form of an observation: ``{"observation": ..., "reward": ..., "done": ...}``.
 
     The layout of OpenEnv's ``serialize_observation``, except that ``metadata`` stays in
     the observation when it has anything (OpenEnv drops it; its clients accept it).
-    The last capture is sent once: ``screenshot`` is left out when it is the last of
-    ``screenshots`` (:func:`observation_from_payload` puts it back).
+    ``screenshot`` is there whenever the step captured, as OpenEnv's clients read it
+    (``observation["screenshot"]``, a ``CodeObservation``'s field). ``deduplicated``
+    sends the last capture once: ``screenshot`` is left out when it is the last of
+    ``screenshots`` (:func:`observation_from_payload` puts it back); a client asks
+    for it (viewfinder's ``CodingEnv`` does).
     """
     body = observation.model_dump(exclude={"reward", "done", "videos"})
     body["videos"] = [video.model_dump(mode="json") for video in observation.videos]
-    if body["screenshots"] and body["screenshot"] == body["screenshots"][-1]:
+    if deduplicated and body["screenshots"] and body["screenshot"] == body["screenshots"][-1]:
         body["screenshot"] = None
     for name in ADDED_OBSERVATION_FIELDS:
         if not body[name]:
@@ -142,29 +147,38 @@ def observation_payload(observation: CodeObservation) -> dict[str, Any]:
     return {"observation": body, "reward": observation.reward, "done": observation.done}
 
 
-#: Stands in for the screenshots while the rest of an observation is written as JSON.
-_SLOT = "\x00viewfinder-screenshots\x00"
+#: Stand in for the captures while the rest of an observation is written as JSON.
+_SHOTS_SLOT = "\x00viewfinder-screenshots\x00"
+_SHOT_SLOT = "\x00viewfinder-screenshot\x00"
 
 
 def observation_json(
     observation: CodeObservation,
     wrap: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    *,
+    deduplicated: bool = False,
 ) -> str:
     """:func:`observation_payload` as JSON text (wrapped in ``wrap(payload)`` when given).
 
     The same text as ``json.dumps``, made faster: base64 needs no escaping, so the
-    screenshots are joined in as they are instead of being scanned by the encoder,
+    captures are joined in as they are instead of being scanned by the encoder,
     which would hold the GIL for the whole of a large observation.
     """
-    payload = observation_payload(observation)
-    shots = payload["observation"].get("screenshots")
+    payload = observation_payload(observation, deduplicated=deduplicated)
+    body = payload["observation"]
+    shots, shot = body.get("screenshots"), body.get("screenshot")
     if shots:
-        payload["observation"]["screenshots"] = _SLOT
+        body["screenshots"] = _SHOTS_SLOT
+    if shot:
+        body["screenshot"] = _SHOT_SLOT
     text = json.dumps(wrap(payload) if wrap is not None else payload)
-    if not shots:
-        return text
-    head, tail = text.split(json.dumps(_SLOT), 1)
-    return "".join([head, '["', '","'.join(shots), '"]', tail])
+    if shot:
+        head, tail = text.split(json.dumps(_SHOT_SLOT), 1)
+        text = "".join([head, '"', shot, '"', tail])
+    if shots:
+        head, tail = text.split(json.dumps(_SHOTS_SLOT), 1)
+        text = "".join([head, '["', '","'.join(shots), '"]', tail])
+    return text
 
 
 def observation_from_payload(payload: dict[str, Any]) -> CodeObservation:

@@ -68,6 +68,20 @@ class LocalCluster:
                 raise AssertionError(f"node {node_id} still counts as alive after {timeout:g} s")
             time.sleep(0.1)
 
+    def kill_raylet(self, index: int) -> None:
+        """SIGKILL node ``index``'s raylet and every process below it (its workers and
+        actors, and what they started), by their pids, as a crashed machine ends them:
+        the head learns of it only later, by its health checks. Returns at once; the
+        node's other processes are stopped with the cluster."""
+        import signal
+
+        raylet = self.nodes[index].all_processes["raylet"][0].process
+        below = descendants(raylet.pid)
+        for pid in (raylet.pid, *below):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        raylet.wait(30)
+
 
 @contextlib.contextmanager
 def local_cluster(
