@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 from viewfinder.codeenv.sandbox_users import SandboxUsers
@@ -40,3 +42,38 @@ def test_abandoned_ids_are_cleaned_and_held_ones_left(tmp_path: Path) -> None:
             process.wait()
         left.unlink(missing_ok=True)
         held.release()
+
+
+def test_an_episode_home_kept_between_workers_is_not_taken_for_abandoned(
+    tmp_path: Path,
+) -> None:
+    """Another server's reap (another SandboxUsers on the same lock folder) between two
+    workers of one episode leaves the episode's home and its files."""
+    from viewfinder.codeenv import CodeEnvConfig
+    from viewfinder.codeenv.worker_process import WorkerProcess
+
+    assert os.geteuid() == 0, "sandbox users need root, as CI has"
+    locks = tmp_path / "locks"
+    ours = SandboxUsers(first=64100, count=2, lock_dir=locks)
+    another_server = SandboxUsers(first=64100, count=2, lock_dir=locks)
+    home = Path(tempfile.mkdtemp(prefix="viewfinder-test-episode-"))
+    try:
+        worker = WorkerProcess(CodeEnvConfig(), None, users=ours, home=home)
+        try:
+            uid = worker.uid
+            assert uid is not None
+            assert home.stat().st_uid == uid
+            (home / "notes.txt").write_text("written by the episode")
+            os.chown(home / "notes.txt", uid, uid)
+        finally:
+            worker.stop()
+        assert another_server.reap_abandoned() == {}
+        assert (home / "notes.txt").read_text() == "written by the episode"
+        worker = WorkerProcess(CodeEnvConfig(), None, users=ours, home=home)
+        try:
+            assert worker.uid is not None
+            assert (home / "notes.txt").stat().st_uid == worker.uid
+        finally:
+            worker.stop()
+    finally:
+        shutil.rmtree(home, ignore_errors=True)

@@ -629,6 +629,12 @@ class WorkerProcess:
             # it goes with the session, before the id is handed to another one.
             kept = (self._given_home,) if self._given_home is not None else ()
             shared_tmp.remove_owned_by(self._lease.uid, keep=kept)
+            if self._given_home is not None:
+                # A kept home owned by a released id looks abandoned to another server's
+                # reap_abandoned, which would remove it between two workers of a live
+                # episode: it is root's until the next worker's id takes it over.
+                with contextlib.suppress(OSError):
+                    _chown_tree(self._given_home, os.geteuid())
             # An id with processes left is not handed out again: lease() skips busy ids.
             self._lease.release()
         self._lease = None if not left else self._lease
