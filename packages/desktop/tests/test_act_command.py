@@ -65,7 +65,8 @@ def test_the_extension_names_the_format_written(
     # the form's grey background, as the PNG would show it (lossy: within a few levels)
     png = desktop.screenshot().to_pil().convert("RGB")
     corner = (790, 590)
-    assert all(abs(a - b) <= 8 for a, b in zip(image.getpixel(corner), png.getpixel(corner)))
+    pairs = zip(image.getpixel(corner), png.getpixel(corner), strict=True)
+    assert all(abs(a - b) <= 8 for a, b in pairs)
 
 
 def test_dash_writes_the_png_to_stdout_and_the_words_to_stderr(
