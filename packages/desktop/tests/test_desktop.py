@@ -236,7 +236,9 @@ def test_the_window_manager_command_runs_first_and_stops_with_the_desktop(
     ) as desktop:
         manager = desktop.window_manager
         assert manager is not None and manager.is_running()
-        assert processes_with_argument("1007.44") == {manager.pid}
+        # the command, and the bubblewrap around it (its PID namespace), in one group
+        running = processes_with_argument("1007.44")
+        assert manager.pid in running and group_members(manager.pgid) == running
     assert not processes_with_argument("1007.44")
 
 
@@ -293,7 +295,7 @@ def test_apps_outlive_the_thread_that_started_them_but_not_a_killed_process() ->
         assert owner.stdout is not None
         app, xvfb = (int(word) for word in owner.stdout.readline().split())
         # the thread that called start() has ended; the app runs on
-        assert running(app) and processes_with_argument("1007.61") == {app}
+        assert running(app) and processes_with_argument("1007.61") == group_members(app)
         owner.kill()  # SIGKILL: no cleanup code runs in the owner
         owner.wait()
         wait_until(lambda: not processes_with_argument("1007.61"), "the app to die with its owner")

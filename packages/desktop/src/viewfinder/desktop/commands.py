@@ -329,6 +329,13 @@ def _write_image(shot: Any, output: str | Path) -> Path | None:
         raise _fail(str(exc)) from exc
 
 
+def _reap_abandoned() -> None:
+    """Before any desktop command: stop the displays of desktops whose holder was killed."""
+    from viewfinder.xvfb.server import reap_abandoned
+
+    reap_abandoned()
+
+
 def desktop_app() -> typer.Typer:
     """The ``desktop`` sub-command group."""
     app = typer.Typer(
@@ -336,6 +343,7 @@ def desktop_app() -> typer.Typer:
         help="Start and stop desktops (a display with apps) and perform computer-use actions "
         "on them.",
         no_args_is_help=True,
+        callback=_reap_abandoned,
     )
     app.command(
         "start",
