@@ -294,7 +294,7 @@ def launch_app(
                 start_new_session=True,
             )
             argv, program = words, executable
-            prefix = namespace_prefix(die_with_parent=not detached)
+            prefix = namespace_prefix(environment, die_with_parent=not detached)
             if prefix is not None:  # bwrap looks the program up in the same PATH
                 argv, program = [*prefix, *words], prefix[0]
             if detached:

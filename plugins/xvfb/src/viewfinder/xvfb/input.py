@@ -186,6 +186,7 @@ class XInput:
             codes = self._press_chord(keysyms)
             for code in reversed(codes):
                 self._fake(X.KeyRelease, code)
+            self._ping_after_remapped(codes)
 
     def hold_key(self, keys: str | Sequence[str], duration_s: float) -> None:
         """Hold a chord down for ``duration_s`` seconds, then release it."""
@@ -198,6 +199,7 @@ class XInput:
             finally:
                 for code in reversed(codes):
                     self._fake(X.KeyRelease, code)
+            self._ping_after_remapped(codes)
 
     def type(self, text: str) -> None:
         """Type ``text``: any characters, with ``\\n`` as Return and ``\\t`` as Tab.
@@ -291,6 +293,11 @@ class XInput:
         number = self._app_pings().send()
         for code in codes:
             self._last_ping[code] = number
+
+    def _ping_after_remapped(self, codes: Sequence[int]) -> None:
+        remapped = set(codes) & set(self._remapped.values())
+        if remapped:  # a chord with a key off the keymap (XF86AudioMute on a bare map)
+            self._ping_after(remapped)
 
     def _await_handled(self, code: int) -> None:
         """Wait until the app handled the keys last typed with ``code``."""
