@@ -31,6 +31,7 @@ BENCHMARKS = [
     "browser_timeouts",
     "tui",
     "desktop",
+    "typing",
     "viewer",
     "mcp",
     "scale",
