@@ -31,7 +31,7 @@ BENCHMARKS = [
     "browser_timeouts",
     "tui",
     "desktop",
-    "typing",
+    "text_input",
     "viewer",
     "mcp",
     "scale",

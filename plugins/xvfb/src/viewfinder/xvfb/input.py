@@ -244,7 +244,8 @@ class XInput:
         remapped: list[int] = []
         seen: set[int] = set()
         end = start
-        for keysym in keysyms[start:]:
+        while end < len(keysyms):  # by index: slicing the rest per chunk is quadratic
+            keysym = keysyms[end]
             if keysym not in seen and (keysym in self._remapped or not self._on_keymap(keysym)):
                 if len(remapped) == budget:
                     break

@@ -1,7 +1,7 @@
 """Typing text into a real Tk Text: how long it takes and whether every character
 arrives, viewfinder's XTest typing against ``xdotool type`` side by side.
 
-    uv run python benchmarks/typing.py [--out FILE.md]
+    uv run python benchmarks/text_input.py [--out FILE.md]
 
 Texts: Latin text with a few characters off the keymap (é, ½, €, 東京), at 1000,
 10000 and 100000 characters; an address in Japanese (31 distinct characters, more
@@ -96,7 +96,7 @@ def report(rows: list[Row]) -> str:
         "",
         "Text typed into a Tk Text on Xvfb, viewfinder's `XInput.type` and `xdotool type "
         f"--delay 0` side by side; Python {platform.python_version()}, {os.cpu_count()} "
-        f"CPUs, load average {load:.2f} at the end; `uv run python benchmarks/typing.py`. "
+        f"CPUs, load average {load:.2f} at the end; `uv run python benchmarks/text_input.py`. "
         "Exact: the Text holds what was typed.",
         "",
         "| text | chars | tool | typed | in the app | chars/s (in the app) | exact |",
@@ -120,7 +120,7 @@ def report(rows: list[Row]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "typing.md")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "text_input.md")
     args = parser.parse_args()
     rows = []
     for name, text in texts():
