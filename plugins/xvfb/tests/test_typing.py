@@ -94,3 +94,26 @@ def test_chords_split_on_plus(chord: str, names: list[str]) -> None:
 def test_a_lone_plus_in_a_chord_is_an_error(chord: str) -> None:
     with pytest.raises(ActionError, match="key"):
         split_chord(chord)
+
+
+def test_keys_never_repeat_and_autorepeat_is_back_afterwards(display, tk_probe) -> None:
+    # a loaded server that stalls between a press and its release would repeat the key
+    conn = display.input._conn
+    assert conn.get_keyboard_control().global_auto_repeat
+    seen = []
+    original = conn.change_keyboard_control
+
+    def spy(**changes):
+        seen.append(changes.get("auto_repeat_mode"))
+        return original(**changes)
+
+    conn.change_keyboard_control = spy
+    try:
+        display.input.type("ab")
+        display.input.key("ctrl+c")
+    finally:
+        del conn.change_keyboard_control
+    tk_probe.wait_for(lambda e: e["type"] == "key" and e["keysym"] == "c", "ctrl+c")
+    # off while typing, on again after, each time
+    assert seen == [0, 1, 0, 1]
+    assert conn.get_keyboard_control().global_auto_repeat

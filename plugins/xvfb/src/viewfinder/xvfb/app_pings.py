@@ -20,6 +20,7 @@ import random
 import select
 import time
 
+import Xlib.error
 from Xlib import X
 from Xlib.protocol import event
 
@@ -44,6 +45,7 @@ class AppPings:
         self._conn.sync()
         self._sent = 0
         self._answered = 0
+        self._windows: dict[int, int] = {}  # ping number -> the window it went to
         self._tag = random.getrandbits(31)  # tells our answers from other senders' ones
 
     def send(self) -> int | None:
@@ -53,6 +55,7 @@ class AppPings:
         if not hasattr(focus, "id") or focus.id == self._root.id:
             return None
         self._sent += 1
+        self._windows[self._sent] = focus.id
         message = event.ClientMessage(
             window=focus,
             client_type=self._protocols,
@@ -63,12 +66,14 @@ class AppPings:
         return self._sent
 
     def wait(self, number: int, timeout: float = PONG_TIMEOUT_S) -> bool:
-        """Wait until ping ``number`` (and so every one before) was answered; False when
-        ``timeout`` seconds passed first."""
+        """Wait until ping ``number`` (and so every one before) was answered, or its
+        window is gone (its app closed: its keys wait nowhere); False when ``timeout``
+        seconds passed first."""
         deadline = time.monotonic() + timeout
+        window = self._windows.pop(number, None)
         while True:
             self._drain()
-            if self._answered >= number:
+            if self._answered >= number or (window is not None and self._gone(window)):
                 return True
             left = deadline - time.monotonic()
             if left <= 0:
@@ -77,6 +82,13 @@ class AppPings:
 
     def close(self) -> None:
         close_quietly(self._conn)
+
+    def _gone(self, window: int) -> bool:
+        try:
+            self._conn.create_resource_object("window", window).get_geometry()
+        except (Xlib.error.BadDrawable, Xlib.error.BadWindow):
+            return True
+        return False
 
     def _drain(self) -> None:
         while self._conn.pending_events():

@@ -53,16 +53,15 @@ class XInput:
 
     Keys not on the display's keyboard map (``é``, ``€``, ``東`` on a US map) are typed
     by mapping their keysym to a spare keycode (Xvfb has about 18). Apps look keys up
-    with the map they hold when they handle them, and fetch the map as soon as they see
-    it change, often before they handled the keys queued ahead of the change: a keycode
-    changed again too early turns earlier keys into the later character. :meth:`type`
-    therefore splits a text into chunks that use at most half the spare keycodes and
-    pings the focused app after each one
-    (:class:`~viewfinder.xvfb.app_pings.AppPings`); a keycode changes only once the app
-    answered the ping sent after its last keys, so one chunk is typed while the app
-    handles the previous one. Mappings stay until a keycode is needed for another
-    keysym or :meth:`close` / :meth:`restore_keymap` is called (restoring right after
-    the key would make clients see an empty key).
+    with the map they hold when they handle them, fetch a changed map lazily, and drop
+    a change that arrives while they fetch. :meth:`type` therefore splits a text into
+    chunks that use at most half the spare keycodes; before a chunk's change it waits
+    until the focused app answered a ping (:class:`~viewfinder.xvfb.app_pings.AppPings`)
+    sent after the keys before, makes the change in one request where the codes run
+    contiguously, and pings again so the app has taken the change in before the first
+    key that needs it. Keys never autorepeat while typed. Mappings stay until a keycode
+    is needed for another keysym or :meth:`close` / :meth:`restore_keymap` is called
+    (restoring right after the key would make clients see an empty key).
     """
 
     def __init__(self, display_name: str) -> None:
@@ -182,7 +181,7 @@ class XInput:
         """
         chord = _chord(keys)
         keysyms = [keysym_for_name(name) for name in chord]
-        with self._action():
+        with self._action(), self._no_autorepeat():
             codes = self._press_chord(keysyms)
             for code in reversed(codes):
                 self._fake(X.KeyRelease, code)
@@ -205,11 +204,11 @@ class XInput:
         """Type ``text``: any characters, with ``\\n`` as Return and ``\\t`` as Tab.
 
         Time grows linearly with the length: requests go out in batches of
-        :data:`FLUSH_EVERY` keys, and a keymap change waits only until the focused app
-        handled the keys that used the keycodes it changes (see the class docstring).
+        :data:`FLUSH_EVERY` keys; a chunk with characters off the keymap waits for the
+        focused app to handle the keys before it (see the class docstring).
         """
         keysyms = [keysym_for_char(char) for char in text]
-        with self._action():
+        with self._action(), self._no_autorepeat():
             shift = self._keycode(_SHIFT_KEYSYM)[0]
             sent = 0
             start = 0
@@ -237,8 +236,8 @@ class XInput:
     def _next_chunk(self, keysyms: list[int], start: int) -> tuple[int, list[int]]:
         """Where the chunk from ``start`` ends, and the keysyms off the keymap it types.
 
-        A chunk types with at most half the spare keycodes, so the next chunk can map
-        its characters to the other half while the app may still be handling this one.
+        A chunk types with at most half the spare keycodes, so the next chunk maps its
+        characters to codes this one did not use.
         """
         budget = max(1, len(self._spare_keycodes()) // 2)
         remapped: list[int] = []
@@ -255,22 +254,44 @@ class XInput:
         return end, remapped
 
     def _map_for_chunk(self, keysyms: list[int]) -> None:
-        """Give each of ``keysyms`` a keycode: its own when it has one, else a spare one
-        whose last keys the focused app has handled."""
+        """Give each of ``keysyms`` a keycode (its own when it has one) in one keymap
+        change where the spare codes run contiguously, made once the app handled the
+        keys before, and handed to the app before the first key that needs it."""
         busy = {self._remapped[keysym] for keysym in keysyms if keysym in self._remapped}
-        changed = False
+        assigned: dict[int, int] = {}  # code -> keysym
         for keysym in keysyms:
             if keysym in self._remapped:
                 self._remapped.move_to_end(keysym)
-                continue
-            code = self._free_keycode(busy)
-            self._await_handled(code)
-            self._conn.change_keyboard_mapping(code, [(keysym, keysym)])
+            else:
+                code = self._free_keycode(busy)
+                assigned[code] = keysym
+                busy.add(code)
+        if not assigned:
+            return
+        # Xlib clients fetch a changed map lazily and drop a change that arrives while
+        # they fetch: no change while the app may be reading keys or fetching, and as
+        # few changes (MappingNotify events) as can be
+        self._await_all_handled()
+        for code, keysym in assigned.items():
             self._remapped[keysym] = code
-            busy.add(code)
-            changed = True
-        if changed:
-            self._conn.sync()
+        mapped = {code: keysym for keysym, code in self._remapped.items()}
+        for first, last in self._runs(sorted(assigned)):
+            rows = [(mapped.get(code, X.NoSymbol),) * 2 for code in range(first, last + 1)]
+            self._conn.change_keyboard_mapping(first, rows)
+        self._ping_after(assigned)  # the app has taken the change in before the keys come
+        self._await_all_handled()
+
+    def _runs(self, codes: list[int]) -> list[tuple[int, int]]:
+        """``codes`` (sorted) as ranges whose every code is a spare one."""
+        spares = set(self._spare_keycodes())
+        runs = [(codes[0], codes[0])]
+        for code in codes[1:]:
+            first, last = runs[-1]
+            if all(between in spares for between in range(last + 1, code)):
+                runs[-1] = (first, code)
+            else:
+                runs.append((code, code))
+        return runs
 
     def _free_keycode(self, busy: set[int]) -> int:
         """A spare keycode outside ``busy``: an unused one, else the least recently
@@ -299,6 +320,16 @@ class XInput:
         remapped = set(codes) & set(self._remapped.values())
         if remapped:  # a chord with a key off the keymap (XF86AudioMute on a bare map)
             self._ping_after(remapped)
+
+    def _await_all_handled(self) -> None:
+        """Wait until the app answered the last ping sent (handled every key before)."""
+        sent = [number for number in self._last_ping.values() if number is not None]
+        if sent:
+            timeout = PONG_TIMEOUT_S if self._app_answers else _UNANSWERED_WAIT_S
+            self._app_answers = self._app_pings().wait(max(sent), timeout)
+        elif self._last_ping:  # keys typed while no window had the focus
+            time.sleep(_UNANSWERED_WAIT_S)
+        self._last_ping.clear()
 
     def _await_handled(self, code: int) -> None:
         """Wait until the app handled the keys last typed with ``code``."""
@@ -393,6 +424,21 @@ class XInput:
         with self._lock, x_errors(self.display_name):
             yield
             self._sync()
+
+    @contextlib.contextmanager
+    def _no_autorepeat(self) -> Iterator[None]:
+        # A loaded server can stall between a key's press and its release for longer
+        # than the autorepeat delay, and then types the key twice: keys sent as press and
+        # release never repeat. The server handles the keys before the request that turns
+        # repeating back on, so none of them repeats after it either.
+        repeating = bool(self._conn.get_keyboard_control().global_auto_repeat)
+        if repeating:
+            self._conn.change_keyboard_control(auto_repeat_mode=X.AutoRepeatModeOff)
+        try:
+            yield
+        finally:
+            if repeating:
+                self._conn.change_keyboard_control(auto_repeat_mode=X.AutoRepeatModeOn)
 
     @contextlib.contextmanager
     def _held(self, modifiers: Iterable[str]) -> Iterator[None]:
