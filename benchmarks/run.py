@@ -31,6 +31,7 @@ BENCHMARKS = [
     "browser_timeouts",
     "tui",
     "desktop",
+    "text_input",
     "viewer",
     "viewer_memory",
     "mcp",

@@ -66,3 +66,42 @@ def test_an_empty_name_is_an_error_on_both() -> None:
         xvfb_keys.keysym_for_name("")
     with pytest.raises(ActionError):
         cdp_keys.key_for("")
+
+
+#: The key names OpenAI's computer-use sample computers translate (CUA key names, in
+#: the upper case the model writes them) and the xdotool names Anthropic's computer
+#: tool documents, with the chords both are given as.
+OPENAI_KEYS = [
+    "/", "\\", "ALT", "ARROWDOWN", "ARROWLEFT", "ARROWRIGHT", "ARROWUP", "BACKSPACE",
+    "CAPSLOCK", "CMD", "CTRL", "DELETE", "END", "ENTER", "ESC", "HOME", "INSERT", "OPTION",
+    "PAGEDOWN", "PAGEUP", "SHIFT", "SPACE", "SUPER", "TAB", "WIN", "NUMLOCK", "F1", "F12",
+    "A", "z", "1", "PRINTSCREEN", "META", "RETURN", "ESCAPE", "UP", "DOWN", "LEFT", "RIGHT",
+]  # fmt: skip
+ANTHROPIC_KEYS = [
+    "a", "Return", "alt+Tab", "ctrl+s", "Up", "KP_0", "KP_Enter", "Page_Down", "super",
+    "ctrl+shift+t", "XF86AudioMute", "XF86AudioRaiseVolume", "XF86AudioLowerVolume",
+    "XF86MonBrightnessUp", "XF86Back", "XF86Forward", "Print", "Scroll_Lock", "Num_Lock",
+    "Pause", "F11", "ctrl++", "ctrl+minus", "shift+Tab", "Escape", "BackSpace", "Delete",
+    "Home", "End", "Insert", "space", "Menu", "cmd+c",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", OPENAI_KEYS)
+def test_openai_key_names_are_taken_without_an_added_shift(name: str) -> None:
+    from viewfinder.desktop.actions import parse_action
+
+    action = parse_action({"type": "keypress", "keys": ["CTRL", name]})
+    assert action.keys[0] == "CTRL"
+    pressed = xvfb_keys.keysym_for_name(action.keys[1])
+    if name.isalpha() and len(name) == 1:  # the letter's key, lower case: no Shift
+        assert pressed == ord(name.lower())
+
+
+@pytest.mark.parametrize("chord", ANTHROPIC_KEYS)
+def test_anthropic_key_chords_are_taken(chord: str) -> None:
+    from viewfinder.desktop.actions import parse_action
+
+    action = parse_action({"action": "key", "text": chord})
+    assert all(xvfb_keys.keysym_for_name(name) for name in action.keys)
+    if chord == "ctrl++":
+        assert action.keys == ("ctrl", "+")

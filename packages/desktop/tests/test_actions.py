@@ -116,8 +116,8 @@ def test_anthropic_actions_are_read(data: dict[str, Any], expected: dict[str, An
             {"kind": EventKind.DRAG, "path": ((1, 2), (3, 4), (5, 6))},
         ),
         (
-            {"type": "keypress", "keys": ["CTRL", "ALT", "T"]},
-            {"kind": EventKind.KEY, "keys": ("CTRL", "ALT", "T")},
+            {"type": "keypress", "keys": ["CTRL", "ALT", "T"]},  # a letter is its key, never Shift
+            {"kind": EventKind.KEY, "keys": ("CTRL", "ALT", "t")},
         ),
         ({"type": "type", "text": "hi"}, {"kind": EventKind.TYPE, "text": "hi"}),
         ({"type": "wait"}, {"kind": EventKind.WAIT, "duration_s": 1.0}),

@@ -130,9 +130,9 @@ def colour_window() -> Iterator[Callable[..., ColourWindow]]:
 class TkProbe:
     """``tk_probe.py`` running on a display; collects the events it reports."""
 
-    def __init__(self, display: Display) -> None:
+    def __init__(self, display: Display, script: str = "tk_probe.py") -> None:
         self.process = subprocess.Popen(
-            [sys.executable, str(HERE / "tk_probe.py")],
+            [sys.executable, str(HERE / script)],
             env=display.env(),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -183,5 +183,13 @@ class TkProbe:
 @pytest.fixture
 def tk_probe(display: Display) -> Iterator[TkProbe]:
     probe = TkProbe(display)
+    yield probe
+    probe.close()
+
+
+@pytest.fixture
+def tk_text(display: Display) -> Iterator[TkProbe]:
+    """``tk_text_probe.py``: a Tk Text that reports what it received on F12."""
+    probe = TkProbe(display, "tk_text_probe.py")
     yield probe
     probe.close()

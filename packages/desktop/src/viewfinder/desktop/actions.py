@@ -40,6 +40,11 @@ SCREEN_PIXELS_PER_WHEEL_CLICK = 100
 MAX_DURATION_S = 100.0
 #: Most wheel clicks one scroll may send.
 MAX_WHEEL_CLICKS = 200
+#: Longest OpenAI ``scroll_x`` / ``scroll_y``, in pixels (what the wheel clicks cover).
+MAX_SCROLL_PIXELS = MAX_WHEEL_CLICKS * SCREEN_PIXELS_PER_WHEEL_CLICK
+#: Longest text one ``type`` action types, in characters (typing takes time linear in
+#: it; an app takes a few seconds for this many).
+MAX_TEXT_CHARS = 100_000
 
 _NEEDS_POSITION = {
     EventKind.CLICK,
@@ -264,8 +269,9 @@ def _problem(error: Any, action: str) -> tuple[str | None, str]:
 
 
 def chord(text: Any, field: str, action: str) -> tuple[str, ...]:
-    """A key chord (``"ctrl+s"``) as key names, each checked against the X keyboard."""
-    from viewfinder.xvfb.keys import KEY_NAMING_HELP
+    """A key chord (``"ctrl+s"``, ``"ctrl++"``) as key names, each checked against the X
+    keyboard."""
+    from viewfinder.xvfb.keys import KEY_NAMING_HELP, split_chord
 
     if not isinstance(text, str) or not text.strip():
         if text == " ":
@@ -281,7 +287,12 @@ def chord(text: Any, field: str, action: str) -> tuple[str, ...]:
             "one chord such as 'ctrl+s' or 'Return' (send one action per chord)",
             action=action,
         )
-    names = tuple(part for part in cleaned.split("+") if part) or ("plus",)
+    try:
+        names = tuple(split_chord(cleaned))
+    except ActionError as exc:
+        raise ActionInputError(
+            field, str(exc).split(";")[0], KEY_NAMING_HELP, action=action
+        ) from None
     return check_keys(names, field, action)
 
 
@@ -308,11 +319,19 @@ def check_keys(
 
 
 def check_text(text: str, field: str, action: str) -> str:
-    """Text to type: non-empty, every character one the keyboard can type."""
+    """Text to type: non-empty, at most :data:`MAX_TEXT_CHARS` characters, every one
+    a character the keyboard can type."""
     from viewfinder.xvfb.keys import keysym_for_char
 
     if not text:
         raise ActionInputError(field, "must not be empty", "the text to type", action=action)
+    if len(text) > MAX_TEXT_CHARS:
+        raise ActionInputError(
+            field,
+            f"is {len(text)} characters long, over the limit of {MAX_TEXT_CHARS}",
+            f"at most {MAX_TEXT_CHARS} characters; type a longer text in several actions",
+            action=action,
+        )
     for position, char in enumerate(text):
         try:
             keysym_for_char(char)

@@ -2,9 +2,11 @@
 
 An app is a command with its arguments (``["python", "form.py"]``). It runs with
 ``DISPLAY`` set to the desktop's display, in a session and process group of its own, so
-:meth:`App.stop` ends it and every process it started that stayed in its group (a shell's
-children, a browser's helpers) at once, and a Ctrl-C in the caller's terminal does not
-reach it. Its stdout and stderr go to a log file, whose end an error quotes.
+:meth:`App.stop` ends it and every process it started at once, and a Ctrl-C in the
+caller's terminal does not reach it. Where bubblewrap works it also runs in a PID
+namespace of its own (:mod:`~viewfinder.desktop.app_namespace`), so the daemons it
+started with ``setsid`` end with it too. Its stdout and stderr go to a log file, whose
+end an error quotes.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any, TypeVar
 
 from viewfinder.core.errors import ViewfinderError
 from viewfinder.core.lifetime import popen_dying_with_parent
+from viewfinder.desktop.app_namespace import namespace_prefix
 
 T = TypeVar("T")
 
@@ -259,7 +262,9 @@ def launch_app(
     cwd: str | os.PathLike[str] | None = None,
     detached: bool = False,
 ) -> App:
-    """Start ``command`` on X display ``display`` in a process group of its own.
+    """Start ``command`` on X display ``display`` in a process group (and, where
+    bubblewrap works, a PID namespace) of its own; the :class:`App`'s pid is then
+    bubblewrap's, the leader of that group.
 
     ``env`` is added to this process's environment; ``DISPLAY`` is set and
     ``XAUTHORITY`` dropped. Output goes to a log file in ``log_dir``. Unless
@@ -288,11 +293,15 @@ def launch_app(
                 cwd=cwd,
                 start_new_session=True,
             )
+            argv, program = words, executable
+            prefix = namespace_prefix(environment, die_with_parent=not detached)
+            if prefix is not None:  # bwrap looks the program up in the same PATH
+                argv, program = [*prefix, *words], prefix[0]
             if detached:
-                process = subprocess.Popen(words, executable=executable, **options)
+                process = subprocess.Popen(argv, executable=program, **options)
             else:
                 process = on_spawner_thread(
-                    popen_dying_with_parent, words, executable=executable, **options
+                    popen_dying_with_parent, argv, executable=program, **options
                 )
     except OSError as exc:
         raise AppStartError(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,6 +22,8 @@ from viewfinder.desktop.lease import parse_size
 
 #: Exit status for input the command cannot use (bad JSON, a malformed action).
 EXIT_BAD_INPUT = 2
+#: What ``-o`` may end with, and the image format each writes.
+IMAGE_SUFFIXES = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".webp": "webp"}
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 DisplayOption = Annotated[
@@ -168,8 +171,22 @@ def act(
     ],
     display: DisplayOption = None,
     out: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", help="Write the screenshot after the action here."),
+        str | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Write the screenshot after the action here, in the format its extension "
+            "names (.png, .jpg, .webp; PNG without one); '-' writes it to stdout.",
+        ),
+    ] = None,
+    text_file: Annotated[
+        str | None,
+        typer.Option(
+            "--text-file",
+            help="Take the action's text (what `type` types) from this file, or '-' for "
+            "stdin, exactly as it is (a final newline is typed as Return); the JSON then "
+            "leaves `text` out.",
+        ),
     ] = None,
     target: Annotated[
         str | None,
@@ -183,23 +200,15 @@ def act(
 ) -> None:
     """Perform one computer-use action on a display and write the screen after it.
 
-    Prints what it did. Bad JSON or a malformed action is a one-line error with exit
-    status 2.
+    Prints what it did (to stderr when the screenshot goes to stdout). Bad JSON or a
+    malformed action is a one-line error with exit status 2.
     """
-    try:
-        parsed = json.loads(action)
-    except ValueError as exc:
-        raise _fail(f"the action is not JSON ({exc}): {action!r}", EXIT_BAD_INPUT) from None
-    if not isinstance(parsed, dict):
-        raise _fail(
-            f"the action must be a JSON object such as "
-            f'{{"action": "screenshot"}}, not {type(parsed).__name__}',
-            EXIT_BAD_INPUT,
-        )
+    parsed = _read_action(action, text_file)
     name = display or os.environ.get("DISPLAY")
     if not name:
         raise _fail("no display: pass --display :N (or set DISPLAY)", EXIT_BAD_INPUT)
     scaled_for = _parse_target(target)
+    output = _check_output(out)
     from viewfinder.desktop.computer import ComputerTool
 
     try:
@@ -212,15 +221,19 @@ def act(
         tool.close()
     if result.is_error:
         raise _fail(result.text or "the action failed", EXIT_BAD_INPUT)
+    shot = result.screenshot
+    if output is not None and shot is None:
+        raise _fail(
+            f"{result.action} returns no screenshot, so there is nothing to write to {out}; "
+            "leave out -o (or take a screenshot action)",
+            EXIT_BAD_INPUT,
+        )
     written = None
-    if out is not None and result.screenshot is not None:
-        try:
-            written = result.screenshot.save(out)
-        except (ViewfinderError, OSError) as exc:
-            raise _fail(str(exc)) from exc
+    if output is not None and shot is not None:
+        written = _write_image(shot, output)
+    say = typer.echo if output != "-" else lambda line: typer.echo(line, err=True)
     if as_json:
-        shot = result.screenshot
-        typer.echo(
+        say(
             json.dumps(
                 {
                     "text": result.text,
@@ -231,13 +244,96 @@ def act(
             )
         )
         return
-    shot = result.screenshot
     if result.text:
-        typer.echo(result.text)
+        say(result.text)
     elif shot is not None:  # a screenshot: nothing was done, say what was seen
-        typer.echo(f"{result.action}: {shot.width}x{shot.height}")
+        say(f"{result.action}: {shot.width}x{shot.height}")
     if written is not None and shot is not None:
-        typer.echo(f"wrote {written} ({shot.width}x{shot.height})")
+        say(f"wrote {written} ({shot.width}x{shot.height})")
+
+
+def _read_action(action: str, text_file: str | None) -> dict[str, Any]:
+    """The action's JSON object, with its text from ``text_file`` when one is named."""
+    try:
+        parsed = json.loads(action)
+    except ValueError as exc:
+        raise _fail(f"the action is not JSON ({exc}): {action!r:.200}", EXIT_BAD_INPUT) from None
+    except RecursionError:
+        raise _fail(
+            "the action is nested too deeply to be a computer-use action; pass one JSON "
+            'object such as {"action": "screenshot"}',
+            EXIT_BAD_INPUT,
+        ) from None
+    if not isinstance(parsed, dict):
+        raise _fail(
+            f"the action must be a JSON object such as "
+            f'{{"action": "screenshot"}}, not {type(parsed).__name__}',
+            EXIT_BAD_INPUT,
+        )
+    if text_file is None:
+        return parsed
+    if "text" in parsed:
+        raise _fail(
+            "the action has a text and --text-file names another; give the text in one place",
+            EXIT_BAD_INPUT,
+        )
+    try:
+        text = _read_text(text_file)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _fail(f"--text-file {text_file}: cannot read it ({exc})", EXIT_BAD_INPUT) from None
+    return {**parsed, "text": text}
+
+
+def _read_text(name: str) -> str:
+    return sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
+
+
+def _check_output(out: str | None) -> str | Path | None:
+    """``-o`` as given, checked before the action runs: '-', a folder or an image path
+    whose folder exists."""
+    if out is None or out == "-":
+        return out
+    path = Path(out)
+    if path.is_dir():
+        return path
+    if path.suffix and path.suffix.lower() not in IMAGE_SUFFIXES:
+        raise _fail(
+            f"-o {out}: {path.suffix!r} is not an image extension; use "
+            f"{', '.join(IMAGE_SUFFIXES)} or '-' for stdout",
+            EXIT_BAD_INPUT,
+        )
+    if not path.parent.is_dir():
+        raise _fail(
+            f"-o {out}: the folder {path.parent} does not exist; create it first or write "
+            "somewhere else",
+            EXIT_BAD_INPUT,
+        )
+    return path
+
+
+def _write_image(shot: Any, output: str | Path) -> Path | None:
+    """Write ``shot`` to stdout ('-') or to ``output`` in the format its extension names."""
+    if output == "-":
+        sys.stdout.buffer.write(shot.data)
+        sys.stdout.buffer.flush()
+        return None
+    assert isinstance(output, Path)
+    wanted = IMAGE_SUFFIXES.get(output.suffix.lower()) if output.suffix else None
+    if wanted is not None and wanted != shot.format:
+        shot = type(shot).from_image(
+            shot.to_pil(), source=shot.source, format=wanted, captured_at=shot.captured_at
+        )
+    try:
+        return Path(shot.save(output))
+    except (ViewfinderError, OSError) as exc:
+        raise _fail(str(exc)) from exc
+
+
+def _reap_abandoned() -> None:
+    """Before any desktop command: stop the displays of desktops whose holder was killed."""
+    from viewfinder.xvfb.server import reap_abandoned
+
+    reap_abandoned()
 
 
 def desktop_app() -> typer.Typer:
@@ -247,6 +343,7 @@ def desktop_app() -> typer.Typer:
         help="Start and stop desktops (a display with apps) and perform computer-use actions "
         "on them.",
         no_args_is_help=True,
+        callback=_reap_abandoned,
     )
     app.command(
         "start",

@@ -60,8 +60,12 @@ class Desktop:
     apps (none is needed: without one, windows sit where the apps put them).
 
     :meth:`close` (or leaving the ``with`` block) leaves nothing it started running:
-    every app's process group is ended (SIGTERM, then SIGKILL) and reaped, the browser
-    stopped, then the display stopped, released or left alone as above.
+    every app's process group is ended (SIGTERM, then SIGKILL) and reaped, with the
+    PID namespace each app runs in where bubblewrap works (so daemons an app started
+    with ``setsid`` end too), the browser stopped, then the display stopped, released or
+    left alone as above. When the process holding the desktop is killed (SIGKILL), the
+    apps die with it, and its display is stopped by the next :meth:`start` of any
+    desktop, ``viewfinder desktop`` command, ``viewfinder serve`` or ``viewfinder mcp``.
     """
 
     def __init__(
@@ -148,6 +152,10 @@ class Desktop:
             self._check_programs()
             self._started = True
             try:
+                # the displays of desktops whose holder was killed (SIGKILL) go first
+                from viewfinder.xvfb.server import reap_abandoned
+
+                reap_abandoned()
                 self._lease.open()
                 self._logs = Path(tempfile.mkdtemp(prefix="viewfinder-desktop-"))
                 if self._window_manager_wanted is not None:

@@ -6,6 +6,11 @@
 ``x``, ``y`` and the path are the model's pixels. Pointer actions also take ``keys``,
 modifier keys held while they happen.
 
+Key names are names, in any case: ``["CTRL", "A"]`` is Control and the A key, never
+Shift as well (a letter names its key, not a capital); ``ENTER``, ``ARROWLEFT``,
+``PAGEDOWN``, ``NUMLOCK``, ``CMD``, ``OPTION`` and X keysym names are read as on the X
+keyboard.
+
 How the ones without an X equivalent are carried out:
 
 - ``scroll``: X scrolls in wheel clicks, so the distance (scaled to the screen) becomes
@@ -28,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from viewfinder.core.event import EventKind
 from viewfinder.desktop.actions import (
+    MAX_SCROLL_PIXELS,
     Action,
     ActionInputError,
     check_keys,
@@ -47,6 +53,16 @@ _BUTTONS = {
 }
 
 
+def key_names(keys: list[str], action: str) -> tuple[str, ...]:
+    """OpenAI's key names, checked: a letter names its key in either case (OpenAI writes
+    ``"A"`` for the A key, which as an X keysym would be the capital, with Shift)."""
+    names = [
+        name.lower() if isinstance(name, str) and len(name) == 1 and name.isalpha() else name
+        for name in keys
+    ]
+    return check_keys(names, "keys", action, indexed=True)
+
+
 class _Input(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -62,7 +78,7 @@ class _Pointer(_Input):
     keys: list[str] | None = None
 
     def _modifiers(self) -> tuple[str, ...]:
-        return check_keys(self.keys, "keys", self.type, indexed=True) if self.keys else ()
+        return key_names(self.keys, self.type) if self.keys else ()
 
 
 class Click(_Pointer):
@@ -124,8 +140,8 @@ class Move(_Pointer):
 class Scroll(_Pointer):
     """Scroll by ``scroll_x`` / ``scroll_y`` pixels (positive: right / down) at ``(x, y)``."""
 
-    scroll_x: int = 0
-    scroll_y: int = 0
+    scroll_x: int = Field(default=0, ge=-MAX_SCROLL_PIXELS, le=MAX_SCROLL_PIXELS)
+    scroll_y: int = Field(default=0, ge=-MAX_SCROLL_PIXELS, le=MAX_SCROLL_PIXELS)
 
     def to_action(self) -> Action:
         if not (self.scroll_x or self.scroll_y):
@@ -160,7 +176,7 @@ class Drag(_Input):
     keys: list[str] | None = None
 
     def to_action(self) -> Action:
-        modifiers = check_keys(self.keys, "keys", self.type, indexed=True) if self.keys else ()
+        modifiers = key_names(self.keys, self.type) if self.keys else ()
         return Action(
             "openai",
             self.type,
@@ -177,8 +193,7 @@ class KeyPress(_Input):
     keys: list[str] = Field(min_length=1)
 
     def to_action(self) -> Action:
-        keys = check_keys(self.keys, "keys", self.type, indexed=True)
-        return Action("openai", self.type, EventKind.KEY, keys=keys)
+        return Action("openai", self.type, EventKind.KEY, keys=key_names(self.keys, self.type))
 
 
 class TypeText(_Input):

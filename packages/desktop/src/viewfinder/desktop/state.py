@@ -156,28 +156,33 @@ def start_desktop(
             )
         except OSError as exc:
             raise OutputPathError(registry.state_dir(), str(exc.strerror or exc)) from exc
-        for command in commands:
-            started.append(launch_app(command, display=display.name, log_dir=folder, detached=True))
-        if wait_for_windows:
-            for app in started:
-                wait_for_window(app, display.name, window_timeout)
+        # recorded from the start and after every app: a `desktop start` killed while
+        # it waits for a window leaves a record `desktop stop --all` finds
         record = DesktopRecord(
             number=display.number,
             width=width,
             height=height,
             folder=str(folder),
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
-            apps=[
-                AppRecord(app.command, app.pid, app.started, str(app.log_path)) for app in started
-            ],
+            apps=[],
         )
         _write(record)
+        for command in commands:
+            app = launch_app(command, display=display.name, log_dir=folder, detached=True)
+            started.append(app)
+            record.apps.append(AppRecord(app.command, app.pid, app.started, str(app.log_path)))
+            _write(record)
+        if wait_for_windows:
+            for app in started:
+                wait_for_window(app, display.name, window_timeout)
     except BaseException:
         for app in reversed(started):
             app.stop()
         registry.stop_display(display.number)
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
+        with contextlib.suppress(FileNotFoundError):
+            record_path(display.number).unlink()
         raise
     return record
 

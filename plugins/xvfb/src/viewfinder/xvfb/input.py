@@ -22,8 +22,9 @@ from Xlib.ext import xtest
 from viewfinder.core.errors import ActionError
 from viewfinder.core.event import Event, EventKind
 from viewfinder.core.geometry import Point
+from viewfinder.xvfb.app_pings import PONG_TIMEOUT_S, AppPings
 from viewfinder.xvfb.connection import close_quietly, open_display, x_errors
-from viewfinder.xvfb.keys import keysym_for_char, keysym_for_name
+from viewfinder.xvfb.keys import keysym_for_char, keysym_for_name, split_chord
 
 BUTTONS = {"left": 1, "middle": 2, "right": 3}
 #: Wheel buttons: X reports scrolling as presses of buttons 4-7.
@@ -36,25 +37,31 @@ _CLICK_COUNTS = {
     EventKind.MIDDLE_CLICK: 1,
 }
 _SHIFT_KEYSYM = 0xFFE1  # Shift_L
+#: Keys typed between two flushes of the output buffer.
+FLUSH_EVERY = 512
+#: The pause before changing a keycode when no app can be asked whether it handled
+#: the keys typed with it (no focus, or an app that let a ping go unanswered).
+_UNANSWERED_WAIT_S = 0.05
 
 
 def _chord(keys: str | Sequence[str]) -> list[str]:
-    if isinstance(keys, str):
-        return [part for part in keys.split("+") if part] or ["+"]
-    return list(keys)
+    return split_chord(keys) if isinstance(keys, str) else list(keys)
 
 
 class XInput:
     """XTest input on the X display ``display_name`` (``":N"``); thread-safe.
 
-    Keys not on the display's keyboard map (``é``, ``€``, ``ß`` on a US map) are typed by
-    mapping their keysym to a spare keycode. X gives no way to learn when a client has
-    taken in a keymap change, and Xlib clients fetch changes lazily, at their next key
-    lookup: a change arriving while one is being fetched can be missed. So
-    :meth:`type` makes all the changes a text needs before its first key, and they stay
-    until the keycode is needed for another keysym or :meth:`close` /
-    :meth:`restore_keymap` is called (restoring right after the key would make clients
-    see an empty key).
+    Keys not on the display's keyboard map (``é``, ``€``, ``東`` on a US map) are typed
+    by mapping their keysym to a spare keycode (Xvfb has about 18). Apps look keys up
+    with the map they hold when they handle them, fetch a changed map lazily, and drop
+    a change that arrives while they fetch. :meth:`type` therefore splits a text into
+    chunks that use at most half the spare keycodes; before a chunk's change it waits
+    until the focused app answered a ping (:class:`~viewfinder.xvfb.app_pings.AppPings`)
+    sent after the keys before, makes the change in one request where the codes run
+    contiguously, and pings again so the app has taken the change in before the first
+    key that needs it. Keys never autorepeat while typed. Mappings stay until a keycode
+    is needed for another keysym or :meth:`close` / :meth:`restore_keymap` is called
+    (restoring right after the key would make clients see an empty key).
     """
 
     def __init__(self, display_name: str) -> None:
@@ -71,6 +78,9 @@ class XInput:
         self.interrupt: threading.Event | None = None
         self._spares: list[int] | None = None
         self._remapped: OrderedDict[int, int] = OrderedDict()  # keysym -> keycode, LRU order
+        self._pings: AppPings | None = None
+        self._last_ping: dict[int, int | None] = {}  # remapped code -> ping sent after its use
+        self._app_answers = True  # False once the focused app let a ping go unanswered
 
     # -- pointer ----------------------------------------------------------------------
 
@@ -173,10 +183,11 @@ class XInput:
         """
         chord = _chord(keys)
         keysyms = [keysym_for_name(name) for name in chord]
-        with self._action():
+        with self._action(), self._no_autorepeat():
             codes = self._press_chord(keysyms)
             for code in reversed(codes):
                 self._fake(X.KeyRelease, code)
+            self._ping_after_remapped(codes)
 
     def hold_key(self, keys: str | Sequence[str], duration_s: float) -> None:
         """Hold a chord down for ``duration_s`` seconds, then release it."""
@@ -189,37 +200,154 @@ class XInput:
             finally:
                 for code in reversed(codes):
                     self._fake(X.KeyRelease, code)
+            self._ping_after_remapped(codes)
 
     def type(self, text: str) -> None:
-        """Type ``text``: any characters, with ``\\n`` as Return and ``\\t`` as Tab."""
+        """Type ``text``: any characters, with ``\\n`` as Return and ``\\t`` as Tab.
+
+        Time grows linearly with the length: requests go out in batches of
+        :data:`FLUSH_EVERY` keys; a chunk with characters off the keymap waits for the
+        focused app to handle the keys before it (see the class docstring).
+        """
         keysyms = [keysym_for_char(char) for char in text]
-        with self._action():
-            for chunk in self._chunks(keysyms):
-                # Every keycode of the chunk first, so any keymap change reaches the clients
-                # before the first key does (see the class docstring).
-                plan = [self._keycode(keysym) for keysym in chunk]
-                shift = self._keycode(_SHIFT_KEYSYM)[0]
-                for code, shifted in plan:
+        with self._action(), self._no_autorepeat():
+            shift = self._keycode(_SHIFT_KEYSYM)[0]
+            sent = 0
+            start = 0
+            while start < len(keysyms):
+                end, remapped = self._next_chunk(keysyms, start)
+                if remapped:
+                    self._map_for_chunk(remapped)
+                for keysym in keysyms[start:end]:
+                    code, shifted = self._keycode(keysym)
                     if shifted:
                         self._fake(X.KeyPress, shift)
                     self._fake(X.KeyPress, code)
                     self._fake(X.KeyRelease, code)
                     if shifted:
                         self._fake(X.KeyRelease, shift)
+                    sent += 1
+                    if sent % FLUSH_EVERY == 0:
+                        # python-xlib joins its output buffer by copying: unflushed, a
+                        # long text costs time in the square of its length
+                        self._conn.flush()
+                if remapped:
+                    self._ping_after([self._remapped[keysym] for keysym in remapped])
+                start = end
 
-    def _chunks(self, keysyms: list[int]) -> Iterator[list[int]]:
-        """Split ``keysyms`` so no chunk needs more remapped keycodes than there are spares."""
-        chunk: list[int] = []
-        missing: set[int] = set()
+    def _next_chunk(self, keysyms: list[int], start: int) -> tuple[int, list[int]]:
+        """Where the chunk from ``start`` ends, and the keysyms off the keymap it types.
+
+        A chunk types with at most half the spare keycodes, so the next chunk maps its
+        characters to codes this one did not use.
+        """
+        budget = max(1, len(self._spare_keycodes()) // 2)
+        remapped: list[int] = []
+        seen: set[int] = set()
+        end = start
+        while end < len(keysyms):  # by index: slicing the rest per chunk is quadratic
+            keysym = keysyms[end]
+            if keysym not in seen and (keysym in self._remapped or not self._on_keymap(keysym)):
+                if len(remapped) == budget:
+                    break
+                seen.add(keysym)
+                remapped.append(keysym)
+            end += 1
+        return end, remapped
+
+    def _map_for_chunk(self, keysyms: list[int]) -> None:
+        """Give each of ``keysyms`` a keycode (its own when it has one) in one keymap
+        change where the spare codes run contiguously, made once the app handled the
+        keys before, and handed to the app before the first key that needs it."""
+        busy = {self._remapped[keysym] for keysym in keysyms if keysym in self._remapped}
+        assigned: dict[int, int] = {}  # code -> keysym
         for keysym in keysyms:
-            if keysym not in self._remapped and not self._on_keymap(keysym):
-                missing.add(keysym)
-                if len(missing) > len(self._spare_keycodes()):
-                    yield chunk
-                    chunk, missing = [], {keysym}
-            chunk.append(keysym)
-        if chunk:
-            yield chunk
+            if keysym in self._remapped:
+                self._remapped.move_to_end(keysym)
+            else:
+                code = self._free_keycode(busy)
+                assigned[code] = keysym
+                busy.add(code)
+        if not assigned:
+            return
+        # Xlib clients fetch a changed map lazily and drop a change that arrives while
+        # they fetch: no change while the app may be reading keys or fetching, and as
+        # few changes (MappingNotify events) as can be
+        self._await_all_handled()
+        for code, keysym in assigned.items():
+            self._remapped[keysym] = code
+        mapped = {code: keysym for keysym, code in self._remapped.items()}
+        for first, last in self._runs(sorted(assigned)):
+            rows = [(mapped.get(code, X.NoSymbol),) * 2 for code in range(first, last + 1)]
+            self._conn.change_keyboard_mapping(first, rows)
+        self._ping_after(assigned)  # the app has taken the change in before the keys come
+        self._await_all_handled()
+
+    def _runs(self, codes: list[int]) -> list[tuple[int, int]]:
+        """``codes`` (sorted) as ranges whose every code is a spare one."""
+        spares = set(self._spare_keycodes())
+        runs = [(codes[0], codes[0])]
+        for code in codes[1:]:
+            first, last = runs[-1]
+            if all(between in spares for between in range(last + 1, code)):
+                runs[-1] = (first, code)
+            else:
+                runs.append((code, code))
+        return runs
+
+    def _free_keycode(self, busy: set[int]) -> int:
+        """A spare keycode outside ``busy``: an unused one, else the least recently
+        used one, preferring those whose last keys the app has surely handled."""
+        used = set(self._remapped.values())
+        for code in self._spare_keycodes():
+            if code not in used and code not in busy:
+                return code
+        for keysym, code in self._remapped.items():  # least recently used first
+            if code not in busy:
+                del self._remapped[keysym]
+                return code
+        raise AssertionError("a chunk never needs more keycodes than the spares")
+
+    def _ping_after(self, codes: Iterable[int]) -> None:
+        """Ping the focused app after keys typed with ``codes``: once it answers, they
+        were handled and the codes may change."""
+        # the keys first: the ping goes over another connection, and the server must
+        # have queued the keys for the app before it queues the ping
+        self._conn.sync()
+        number = self._app_pings().send()
+        for code in codes:
+            self._last_ping[code] = number
+
+    def _ping_after_remapped(self, codes: Sequence[int]) -> None:
+        remapped = set(codes) & set(self._remapped.values())
+        if remapped:  # a chord with a key off the keymap (XF86AudioMute on a bare map)
+            self._ping_after(remapped)
+
+    def _await_all_handled(self) -> None:
+        """Wait until the app answered the last ping sent (handled every key before)."""
+        sent = [number for number in self._last_ping.values() if number is not None]
+        if sent:
+            timeout = PONG_TIMEOUT_S if self._app_answers else _UNANSWERED_WAIT_S
+            self._app_answers = self._app_pings().wait(max(sent), timeout)
+        elif self._last_ping:  # keys typed while no window had the focus
+            time.sleep(_UNANSWERED_WAIT_S)
+        self._last_ping.clear()
+
+    def _await_handled(self, code: int) -> None:
+        """Wait until the app handled the keys last typed with ``code``."""
+        if code not in self._last_ping:
+            return  # never typed with
+        number = self._last_ping.pop(code)
+        if number is None:  # no window had the focus: nothing to ask
+            time.sleep(_UNANSWERED_WAIT_S)
+            return
+        timeout = PONG_TIMEOUT_S if self._app_answers else _UNANSWERED_WAIT_S
+        self._app_answers = self._app_pings().wait(number, timeout)
+
+    def _app_pings(self) -> AppPings:
+        if self._pings is None:
+            self._pings = AppPings(self.display_name)
+        return self._pings
 
     # -- events --------------------------------------------------------------------------
 
@@ -272,17 +400,22 @@ class XInput:
             interrupt.wait(max(0.0, seconds))
 
     def restore_keymap(self) -> None:
-        """Give the spare keycodes used for unmapped characters back their empty mapping."""
+        """Give the spare keycodes used for unmapped characters back their empty mapping
+        (once the focused app read the map its last keys were typed with)."""
         with self._lock, contextlib.suppress(Exception):  # the display may be gone already
             for code in self._remapped.values():
+                self._await_handled(code)
                 self._conn.change_keyboard_mapping(code, [(X.NoSymbol, X.NoSymbol)])
             self._remapped.clear()
             self._conn.sync()
 
     def close(self) -> None:
-        """Restore the keymap and close the X connection (idempotent)."""
+        """Restore the keymap and close the X connections (idempotent)."""
         self.restore_keymap()
         with self._lock:
+            if self._pings is not None:
+                self._pings.close()
+                self._pings = None
             close_quietly(self._conn)
 
     def __enter__(self) -> XInput:
@@ -300,6 +433,21 @@ class XInput:
         with self._lock, x_errors(self.display_name):
             yield
             self._sync()
+
+    @contextlib.contextmanager
+    def _no_autorepeat(self) -> Iterator[None]:
+        # A loaded server can stall between a key's press and its release for longer
+        # than the autorepeat delay, and then types the key twice: keys sent as press and
+        # release never repeat. The server handles the keys before the request that turns
+        # repeating back on, so none of them repeats after it either.
+        repeating = bool(self._conn.get_keyboard_control().global_auto_repeat)
+        if repeating:
+            self._conn.change_keyboard_control(auto_repeat_mode=X.AutoRepeatModeOff)
+        try:
+            yield
+        finally:
+            if repeating:
+                self._conn.change_keyboard_control(auto_repeat_mode=X.AutoRepeatModeOn)
 
     @contextlib.contextmanager
     def _held(self, modifiers: Iterable[str]) -> Iterator[None]:
@@ -333,24 +481,14 @@ class XInput:
         if found:
             index, code = found[0]
             return code, index == 1
-        return self._remap(keysym), False
+        self._map_for_chunk([keysym])
+        return self._remapped[keysym], False
 
     def _on_keymap(self, keysym: int) -> list[tuple[int, int]]:
         # Index 0 is the plain level, 1 the shifted one; 2 and up need another group.
         return sorted(
             (index, code) for code, index in self._conn.keysym_to_keycodes(keysym) if index < 2
         )
-
-    def _remap(self, keysym: int) -> int:
-        spares = self._spare_keycodes()
-        if len(self._remapped) < len(spares):
-            code = spares[len(self._remapped)]
-        else:
-            _, code = self._remapped.popitem(last=False)  # reuse the least recently used
-        self._conn.change_keyboard_mapping(code, [(keysym, keysym)])
-        self._conn.sync()
-        self._remapped[keysym] = code
-        return code
 
     def _spare_keycodes(self) -> list[int]:
         if self._spares is None:

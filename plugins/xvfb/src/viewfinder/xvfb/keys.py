@@ -55,6 +55,8 @@ ALIASES: dict[str, str] = {
     "pgdn": "Next",
     "pagedown": "Next",
     "capslock": "Caps_Lock",
+    "numlock": "Num_Lock",
+    "scrolllock": "Scroll_Lock",
     "contextmenu": "Menu",
     "printscreen": "Print",
     "prtsc": "Print",
@@ -71,9 +73,9 @@ _CHAR_KEYS = {"\n": "Return", "\r": "Return", "\t": "Tab", "\b": "BackSpace", "\
 
 KEY_NAMING_HELP = (
     "name keys as X keysyms as xdotool does (Return, Escape, Tab, BackSpace, Delete, Up, "
-    "Page_Down, Home, F1..F12, a, A, 1, slash, comma) or with an alias (ctrl, alt, shift, "
-    "super/cmd/meta, enter, esc, pgup, pgdn, up, left, space); join a chord with '+', "
-    "as in ctrl+shift+t"
+    "Page_Down, Home, F1..F12, KP_Enter, XF86AudioMute, a, A, 1, slash, comma) or with an "
+    "alias (ctrl, alt, shift, super/cmd/meta, enter, esc, pgup, pgdn, up, left, space, "
+    "numlock); join a chord with '+', as in ctrl+shift+t or ctrl++"
 )
 
 
@@ -84,7 +86,35 @@ def _lowercase_names() -> dict[str, int]:
         if attribute.startswith("XK_"):
             # Keep the first spelling for names that differ only in case (eacute/Eacute):
             # case matters there and exact matches are tried before this table.
-            names.setdefault(attribute[3:].lower(), getattr(XK, attribute))
+            name = attribute[3:].lower()
+            names.setdefault(name, getattr(XK, attribute))
+            if name.startswith("xf86_"):  # python-xlib's XF86_AudioMute is X's XF86AudioMute
+                names.setdefault("xf86" + name[5:], getattr(XK, attribute))
+    return names
+
+
+def split_chord(text: str) -> list[str]:
+    """The key names of a chord written with ``+``: ``"ctrl+shift+t"``, ``"ctrl++"``
+    (Control and the plus key), ``"+"``; :class:`ActionError` for a chord ending in a
+    lone ``+`` (``"ctrl+"``)."""
+    names: list[str] = []
+    parts = text.split("+")
+    index = 0
+    while index < len(parts):
+        part = parts[index]
+        if part:
+            names.append(part)
+        elif index + 1 < len(parts) and not parts[index + 1]:
+            names.append("+")  # "++": an empty name before a "+" and after it
+            index += 1
+        elif len(parts) > 1:
+            raise ActionError(
+                f"unknown key {text!r}: a chord cannot end or start with a lone '+'; "
+                f"write the plus key as 'plus' or as the last '+' of 'ctrl++'; {KEY_NAMING_HELP}"
+            )
+        index += 1
+    if not names:
+        raise ActionError(f"empty key name; {KEY_NAMING_HELP}")
     return names
 
 
