@@ -21,37 +21,12 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from viewfinder.cli.app import build_app
-from viewfinder.ray.testing import local_cluster
+from viewfinder.core.testing import running
+from viewfinder.ray.testing import descendants, local_cluster
 from viewfinder.server import ServerSettings
 
 #: Ray ends a driver whose head has been gone this long; the server must outlive it.
 RAY_DRIVER_GIVES_UP_S = 60
-
-
-def descendants(pid: int) -> set[int]:
-    """The pids of ``pid``'s processes, children first, from /proc (by parent pid)."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:  # it ended meanwhile
-                continue
-            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found: set[int] = set()
-    frontier = {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier}
-        found |= frontier
-    return found
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` is a process that has not ended (a zombie has)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 @contextlib.contextmanager
@@ -115,7 +90,7 @@ def test_a_lost_head_is_said_to_every_session_and_the_server_stays_up_or_exits(
             exiting_log = (tmp_path / "exit" / "server.log").read_text(errors="replace")
             line = "the Ray cluster's head is gone; stopping (--on-head-lost exit)"
             assert exiting_log.count(line) == 1, exiting_log[-3000:]
-            assert [pid for pid in exiting_processes if alive(pid)] == []
+            assert [pid for pid in exiting_processes if running(pid)] == []
             # a new session is refused with the reason
             with connect(ws_url) as refused:
                 refused.send(json.dumps({"type": "reset", "data": {}}))
