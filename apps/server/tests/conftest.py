@@ -206,7 +206,7 @@ def blue_then_red() -> str:
 
 
 def _start_ray_server(
-    address: str, folder: Path, max_sessions: int = 4
+    address: str, folder: Path, max_sessions: int = 4, *options: str
 ) -> tuple[subprocess.Popen[bytes], str]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -216,7 +216,7 @@ def _start_ray_server(
         process = subprocess.Popen(
             [sys.executable, "-m", "viewfinder.cli", "serve", "--port", str(port),
              "--size", "320x240", "--max-sessions", str(max_sessions),
-             "--provider", "ray", "--ray-address", address],
+             "--provider", "ray", "--ray-address", address, *options],
             stdout=subprocess.DEVNULL, stderr=log_file,
         )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
@@ -235,7 +235,7 @@ def _start_ray_server(
 
 @pytest.fixture(scope="session")
 def start_ray_server() -> Callable[..., tuple[subprocess.Popen[bytes], str]]:
-    """``start_ray_server(address, folder)``: ``viewfinder serve --provider ray
-    --ray-address ADDRESS`` on loopback, answering; its log goes to
-    ``folder/server.log``. The caller stops it."""
+    """``start_ray_server(address, folder, max_sessions, *options)``: ``viewfinder serve
+    --provider ray --ray-address ADDRESS OPTIONS`` on loopback, answering; its log goes
+    to ``folder/server.log``. The caller stops it."""
     return _start_ray_server

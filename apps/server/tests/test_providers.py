@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import os
 import signal
 import subprocess
@@ -21,6 +22,7 @@ import httpx
 import pytest
 from openenv.core.generic_client import GenericEnvClient
 from PIL import Image
+from websockets.sync.client import connect
 
 from viewfinder.codeenv import CodeAction, CodeEnvConfig
 from viewfinder.core import EnvSpec, PluginError, hookimpl, open_provider
@@ -327,3 +329,38 @@ def test_a_stop_that_takes_more_than_three_seconds_still_ends_cleanly(
     assert process.returncode == 128 + signal.SIGTERM, log[-3000:]
     assert "Application shutdown complete" in log and "Traceback" not in log, log[-3000:]
     wait_until(lambda: not running(actor), "the session's actor to end with the server")
+
+
+def test_a_ray_session_slow_to_start_keeps_its_websocket_answering(
+    cluster: LocalCluster,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    start_ray_server: Callable[..., tuple[subprocess.Popen[bytes], str]],
+) -> None:
+    # the actor waits 4 s before it builds its env (the test hook), longer than the
+    # client's keepalive allows (a ping every 0.5 s, 1 s for its pong)
+    monkeypatch.setenv("VIEWFINDER_RAY_TEST_OPEN_DELAY_S", "4")
+    process, base = start_ray_server(cluster.address, tmp_path)
+    try:
+        with connect(
+            base.replace("http://", "ws://") + "/ws", ping_interval=0.5, ping_timeout=1.0
+        ) as ws:
+            ws.send(json.dumps({"type": "reset", "data": {}}))  # queued while it opens
+            ws.send(json.dumps({"type": "step", "data": {"code": "print('after the wait')"}}))
+            pongs = 0
+            while True:  # keepalive runs meanwhile; the answers come once it is open
+                assert ws.ping().wait(5), "no pong: the server does not read the socket"
+                pongs += 1
+                try:
+                    reset = json.loads(ws.recv(timeout=0.5))
+                    break
+                except TimeoutError:
+                    assert pongs < 600, "the session did not open"
+            step = json.loads(ws.recv(timeout=60))
+        assert reset["type"] == "observation", reset
+        assert step["data"]["observation"]["stdout"] == "after the wait\n"
+        assert pongs >= 4  # pongs came while the actor waited its 4 s
+    finally:
+        process.send_signal(signal.SIGTERM)
+        log = stopped_log(process, tmp_path)
+    assert process.returncode in (0, 128 + signal.SIGTERM), log[-3000:]

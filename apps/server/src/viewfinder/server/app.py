@@ -58,6 +58,19 @@ def uvicorn_server(app: FastAPI, **config: Any) -> uvicorn.Server:
 
 
 class _Server(uvicorn.Server):
+    #: Why the server stopped on its own (its cluster's head is gone, with
+    #: ``on_head_lost="exit"``), or None: ``viewfinder serve`` says it and exits 0.
+    stopped_because: str | None = None
+
+    async def on_tick(self, counter: int) -> bool:
+        registry = getattr(getattr(self.config.app, "state", None), "registry", None)
+        reason = getattr(registry, "stop_reason", None)
+        if reason is not None and self.stopped_because is None:
+            self.stopped_because = reason
+            cancel_steps(self.config.app)
+            self.should_exit = True
+        return await super().on_tick(counter)
+
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         _disarm_abort_timer()
         cancel_steps(self.config.app)

@@ -12,7 +12,7 @@ import typer
 from pydantic import ValidationError
 
 from viewfinder.server.desktop_task import DesktopTask
-from viewfinder.server.settings import ENVS, TOKEN_ENV, ServerSettings
+from viewfinder.server.settings import ENVS, HEAD_LOST_ACTIONS, TOKEN_ENV, ServerSettings
 
 
 def serve(
@@ -123,6 +123,15 @@ def serve(
             "ray://HOST:10001 (default: auto when RAY_ADDRESS is set, else a Ray started here).",
         ),
     ] = None,
+    on_head_lost: Annotated[
+        str,
+        typer.Option(
+            "--on-head-lost",
+            help="When the cluster's head is gone: stay (serve on, /health 503, sessions "
+            "refused) or exit (tell the sessions SESSION_LOST, then stop with status 0, "
+            "for a supervisor to restart the server against the returned head).",
+        ),
+    ] = "stay",
 ) -> None:
     """Serve code env or desktop sessions (HTTP and WebSocket, the OpenEnv wire protocol)."""
     from viewfinder.codeenv import CodeEnvConfig
@@ -141,6 +150,10 @@ def serve(
         raise typer.BadParameter(
             "--app, --target and --allow-any-app are for desktop sessions: add --env desktop"
         )
+    if on_head_lost not in HEAD_LOST_ACTIONS:
+        raise typer.BadParameter(
+            f"{on_head_lost!r} is not a choice: use stay or exit", param_hint="--on-head-lost"
+        )
     options = _provider_options(provider, ray_address)
     task = _desktop_task(app or [], target)
     token = _token(token, token_file)
@@ -150,6 +163,7 @@ def serve(
         allow_any_app=allow_any_app,
         provider=provider,
         provider_options=options,
+        on_head_lost="exit" if on_head_lost == "exit" else "stay",
         host=host,
         port=port,
         token=token or None,
@@ -182,7 +196,10 @@ def serve(
     also = f", mcp: {where}/mcp" if env == "desktop" else ""
     runs = "" if provider == "local" else f", sessions on the {provider} provider"
     typer.echo(f"serving {env} sessions on {where} (ws: {where}/ws{also}{runs})", err=True)
-    uvicorn_server(create_app(settings), host=host, port=port, log_level="info").run()
+    server = uvicorn_server(create_app(settings), host=host, port=port, log_level="info")
+    server.run()
+    if getattr(server, "stopped_because", None) is not None:
+        typer.echo("the Ray cluster's head is gone; stopping (--on-head-lost exit)", err=True)
 
 
 def _provider_options(provider: str, ray_address: str | None) -> dict[str, Any]:

@@ -78,6 +78,9 @@ class SessionRegistry:
         self.reaped = 0
         #: Sessions failed with SESSION_LOST (their node or process died).
         self.lost = 0
+        #: Why the server should stop, once its cluster's head is gone and the settings
+        #: say ``on_head_lost="exit"`` (the server's loop reads it, see app.py).
+        self.stop_reason: str | None = None
 
     # -- facts --------------------------------------------------------------------------
 
@@ -192,6 +195,8 @@ class SessionRegistry:
                 asyncio.get_running_loop().run_in_executor(self._executor, session.env.close)
         if sessions:
             log.warning("%d sessions lost: %s", len(sessions), reason)
+        if self.settings.on_head_lost == "exit":
+            self.stop_reason = reason
         return len(sessions)
 
     async def close_all(self, reason: str) -> None:

@@ -16,6 +16,8 @@ from viewfinder.server.errors import InsecureBindError
 TOKEN_ENV = "VIEWFINDER_SERVER_TOKEN"
 #: The environments a server can serve (``viewfinder serve --env``).
 ENVS = ("code", "desktop")
+#: What the server does when its cluster's head is gone (``viewfinder serve --on-head-lost``).
+HEAD_LOST_ACTIONS = ("stay", "exit")
 
 
 @dataclass(frozen=True)
@@ -57,12 +59,15 @@ class ServerSettings:
     allow_any_app: bool = False
     provider: str = "local"
     provider_options: Mapping[str, Any] = field(default_factory=dict)
+    on_head_lost: Literal["stay", "exit"] = "stay"
 
     def __post_init__(self) -> None:
         if not isinstance(self.provider, str) or not self.provider.strip():
             raise ValueError(f"provider must be a provider's name, got {self.provider!r}")
         if self.env not in ENVS:
             raise ValueError(f"env must be one of {', '.join(ENVS)}, got {self.env!r}")
+        if self.on_head_lost not in HEAD_LOST_ACTIONS:
+            raise ValueError(f"on_head_lost must be stay or exit, got {self.on_head_lost!r}")
         if self.max_sessions < 1:
             raise ValueError(f"max_sessions must be at least 1, got {self.max_sessions}")
         if self.idle_timeout_s <= 0:

@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import os
 import pickle
+import time
 from typing import Any
 
 from viewfinder.core.providers import EnvSpec, ProviderError
+
+#: A test hook: seconds every session actor waits before it builds its env, as one does
+#: on a loaded cluster. The provider hands it to its actors when the server has it set.
+OPEN_DELAY_ENV = "VIEWFINDER_RAY_TEST_OPEN_DELAY_S"
 
 
 class SessionActor:
@@ -19,6 +24,9 @@ class SessionActor:
 
     def __init__(self, spec: EnvSpec, session_id: str) -> None:
         self.session_id = session_id
+        delay = float(os.environ.get(OPEN_DELAY_ENV) or 0)
+        if delay > 0:
+            time.sleep(delay)
         # the env, and every process it starts (display, worker), belong to this actor
         self._env = spec.build(session_id)
         self._codec = spec.result_codec()

@@ -258,6 +258,7 @@ class RayProvider:
             max_concurrency=ACTOR_CONCURRENCY,
             max_restarts=0,
             scheduling_strategy=PlacementGroupSchedulingStrategy(slot, 0),
+            **_test_hooks(),
         ).remote(self.spec, session_id)
         ready = actor.ready.remote()
         done, _ = ray.wait([ready], timeout=self.start_timeout_s)
@@ -428,6 +429,14 @@ def _node_may_be_dying(error: Exception) -> bool:
     the call could not reach the actor's process (rather than the actor exiting)."""
     text = str(error)
     return any(sign in text for sign in ("RpcError", "UNAVAILABLE", "unreachable"))
+
+
+def _test_hooks() -> dict[str, Any]:
+    """The actor options that hand the server's test hook (its open delay) to the actor."""
+    from viewfinder.ray.actor import OPEN_DELAY_ENV
+
+    delay = os.environ.get(OPEN_DELAY_ENV)
+    return {"runtime_env": {"env_vars": {OPEN_DELAY_ENV: delay}}} if delay else {}
 
 
 def _actor_class() -> type:
