@@ -36,9 +36,10 @@ from viewfinder.core import (
 from viewfinder.core.imaging import normalize_format
 from viewfinder.core.screenshot import utc_now
 from viewfinder.desktop.actions import Action, ActionInputError, Api, parse_action
+from viewfinder.desktop.frames import ScreenFrames
 from viewfinder.desktop.results import ComputerResult, describe_action, describe_settle
 from viewfinder.desktop.scaling import RESAMPLE_FILTERS, Resample, Scaling, Target
-from viewfinder.desktop.settle import SettleOptions, open_changes, settle
+from viewfinder.desktop.settle import SettleOptions
 from viewfinder.desktop.steps import StepLog
 
 if TYPE_CHECKING:
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
     from PIL import Image
 
     from viewfinder.xvfb import Display, XvfbBackend
-    from viewfinder.xvfb.grab import ScreenGrab
 
 _POINTER_KINDS = {
     EventKind.CLICK,
@@ -130,15 +130,14 @@ class ComputerTool:
         self._lock = threading.Lock()
         self._closed = False
         self._x: Any = None
-        self._raw: ScreenGrab | None = None
-        self._last: tuple[Image.Image, datetime, int] | None = None
+        self._frames: ScreenFrames | None = None
         self._last_shot: tuple[Image.Image, Screenshot] | None = None
         try:
             width, height = self._backend.screen_size()
             self.scaling = Scaling.choose(
                 width, height, target, max_width=max_width, max_height=max_height
             )
-            self._changes = open_changes(self.display_name, self._raw_pixels, self.settle_options)
+            self._frames = ScreenFrames(self._backend, self.settle_options)
             self._log = StepLog((width, height), self.display_name, record_to)
         except BaseException:
             self._release()
@@ -163,7 +162,8 @@ class ComputerTool:
     @property
     def settle_method(self) -> str:
         """How changes of the screen are noticed: ``damage`` or ``poll``."""
-        return self._changes.method
+        assert self._frames is not None
+        return self._frames.method
 
     # -- acting -----------------------------------------------------------------------------
 
@@ -190,6 +190,12 @@ class ComputerTool:
         with self._lock:
             return self._encode(self.scaling.scale_image(self._grab()[0], self.resample))
 
+    @property
+    def frames(self) -> ScreenFrames:
+        """The tool's grabs, change watch and settle memory."""
+        assert self._frames is not None, "the tool failed to start"
+        return self._frames
+
     def _run(self, action: Action) -> ComputerResult:
         if not action.changes_screen:
             return self._look(action)
@@ -197,39 +203,37 @@ class ComputerTool:
         pointer = self._pointer() if needs_pointer else (0, 0)
         event = action.to_event(self.scaling, pointer)
         path = action.screen_path(self.scaling) if action.path else None
-        before, before_at = self._frame_now()
+        before = self.frames.before_action()
         event = event.model_copy(update={"timestamp": utc_now()})
+        started = time.monotonic()  # the deadline counts from here, whatever comes next
         self._perform(event, path)
-        # The screen after each change is captured and scaled while the quiet period
-        # runs: when it stays quiet, that frame is the answer, already encoded.
-        ready: list[tuple[Image.Image, datetime, Screenshot]] = []
-
-        def capture() -> None:
-            frame, at = self._grab()
-            ready[:] = [(frame, at, self._scaled(frame, at))]
-
-        report = settle(
-            self._changes,
-            self.settle_options,
-            expect_change=event.kind is not EventKind.WAIT,
-            on_change=capture,
+        waited = event.kind is EventKind.WAIT
+        report, after, after_at = self.frames.settle_after(
+            before,
+            time.monotonic() if waited else started,
+            expect_change=not waited,
+            typed=len(action.text or "") if event.kind is EventKind.TYPE else 0,
         )
-        if not (ready and report.changed and report.settled):
-            capture()
-        after, after_at, shot = ready[0]
-        self._last = (after, after_at, self._changes.generation)
-        self._log.add(event, before, before_at, _extra(action, path))
+        shot = self._scaled(after, after_at)
+        self._log.add(event, before.frame, before.captured_at, _extra(action, path))
+        late = before.late
         return ComputerResult(
             action=action.name,
             api=action.api,
             screenshot=shot,
-            text=f"{describe_action(action)}; {describe_settle(report)}",
+            text="; ".join(
+                [describe_action(action), describe_settle(report)]
+                + ([late.describe()] if late else [])
+            ),
             event=event,
             settle=report,
+            before=self._scaled(before.frame, before.captured_at) if late else None,
         )
 
     def _look(self, action: Action) -> ComputerResult:
-        frame, captured_at = self._frame_now()
+        before = self.frames.before_action()
+        frame, captured_at = before.frame, before.captured_at
+        self.frames.shown(frame)
         event = Event(kind=EventKind.SCREENSHOT)
         region = action.screen_region(self.scaling)
         self._log.add(event, frame, captured_at, _extra(action, None, region))
@@ -246,6 +250,8 @@ class ComputerTool:
             )
         else:
             shot, text = self._scaled(frame, captured_at), ""
+        if before.late is not None:
+            text = "; ".join(part for part in (text, before.late.describe()) if part)
         return ComputerResult(
             action=action.name, api=action.api, screenshot=shot, text=text, event=event
         )
@@ -288,25 +294,7 @@ class ComputerTool:
     # -- frames --------------------------------------------------------------------------------
 
     def _grab(self) -> tuple[Image.Image, datetime]:
-        at = utc_now()
-        return self._backend.grab(), at
-
-    def _raw_pixels(self) -> bytearray:
-        """The screen's raw pixels, for change detection by polling (no image built)."""
-        if self._raw is None:
-            from viewfinder.xvfb.grab import ScreenGrab
-
-            self._raw = ScreenGrab(self.display_name)
-        return self._raw.raw()[0]
-
-    def _frame_now(self) -> tuple[Image.Image, datetime]:
-        """The screen now: the last frame when nothing was drawn since, else a new grab."""
-        generation = self._changes.mark()
-        if self._last is not None and self._last[2] == generation:
-            return self._last[0], self._last[1]
-        frame, at = self._grab()
-        self._last = (frame, at, generation)
-        return frame, at
+        return self.frames.grab()
 
     def _scaled(self, frame: Image.Image, captured_at: datetime) -> Screenshot:
         """``frame`` at the model size, encoded; the last one is kept for a repeated look."""
@@ -360,11 +348,8 @@ class ComputerTool:
         log = getattr(self, "_log", None)
         if log is not None:
             log.close()
-        changes = getattr(self, "_changes", None)
-        if changes is not None:
-            changes.close()
-        if self._raw is not None:
-            self._raw.close()
+        if self._frames is not None:
+            self._frames.close()
         if self._x is not None:
             self._x.close()
             self._x = None
