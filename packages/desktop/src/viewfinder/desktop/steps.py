@@ -198,7 +198,12 @@ class StepLog:
         older than the last ``frames_in_memory`` have none."""
         with self._lock:
             pending = list(self._steps)
-        steps = [step.result() if isinstance(step, Future) else step for step in pending]
+        for step in pending:  # every write done, so the frames leaving the window are gone
+            if isinstance(step, Future):
+                step.result()
+        with self._lock:
+            held = list(self._steps)[: len(pending)]
+        steps = [step.result() if isinstance(step, Future) else step for step in held]
         root = self._root
         if root is None:
             return steps
