@@ -41,6 +41,9 @@ from PIL import Image
 from viewfinder.desktop import ComputerTool, SettleOptions
 from viewfinder.xvfb import Display
 
+sys.path.insert(0, str(Path(__file__).parent))
+import desktop_settle
+
 HERE = Path(__file__).parent
 FORM = HERE.parent / "examples" / "desktop_form.py"
 WIDTH, HEIGHT = 1920, 1080
@@ -203,7 +206,9 @@ def table(header: list[str], rows: list[list[str]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=8, help="clicks per contender")
-    parser.add_argument("--trials", type=int, default=100, help="canvas clicks per settle method")
+    parser.add_argument("--trials", type=int, default=40, help="canvas clicks per settle method")
+    parser.add_argument("--actions", type=int, default=20, help="actions per settle case")
+    parser.add_argument("--memory-actions", type=int, default=1000, help="clicks of the memory run")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "desktop.md")
     args = parser.parse_args()
     for program in ("xdotool", "scrot"):
@@ -253,7 +258,13 @@ def main() -> None:
                 polled.close()
         finally:
             form.stop()
-    text = report(runs, trials, args)
+        cases = desktop_settle.run_cases(display, work, args.actions)
+    memory = desktop_settle.run_memory(args.memory_actions)
+    text = (
+        report(runs, trials, args)
+        + "\n\n"
+        + desktop_settle.section(cases, memory, args.actions, args.memory_actions)
+    )
     print(text)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text + "\n")

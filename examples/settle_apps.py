@@ -15,7 +15,7 @@ large **panel** whose colour is the effect to wait for (it takes the next colour
   beside the panel; the panel is recoloured ``--delay`` ms (150) after the click.
 - ``spinner``: an arc turning every 30 ms, for ever; the panel is recoloured at once.
 - ``text``: a text box with the keyboard focus (no caret blink); typed text is the
-  effect, and ``chars`` in the state counts what the app has read.
+  effect, ``chars`` in the state counts what the app has read, Escape empties it.
 
 With ``--state FILE`` the app writes its state as JSON to FILE (atomically): ``effects``
 (how many times the panel was recoloured), ``chars``, and ``layout`` (each widget's
@@ -73,6 +73,7 @@ class SettleApp:
             )
             self.text.place(x=520, y=80, width=360, height=540)
             self.text.bind("<Key>", self._key, add=True)
+            self.text.bind("<Escape>", self._clear)
         self.spinner: tk.Canvas | None = None
         if mode == "spinner":
             self.spinner = tk.Canvas(self.root, width=48, height=48, bg=BACKGROUND)
@@ -101,6 +102,13 @@ class SettleApp:
             if not self._pending_count:  # one write for a burst of keys, once it is drawn
                 self._pending_count = True
                 self.root.after_idle(self._count)
+
+    def _clear(self, _event: tk.Event) -> None:
+        assert self.text is not None
+        self.text.delete("1.0", "end")
+        self.state["chars"] = 0
+        self.root.update_idletasks()
+        self._save()
 
     def _count(self) -> None:
         self._pending_count = False

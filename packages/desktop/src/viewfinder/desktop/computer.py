@@ -191,6 +191,11 @@ class ComputerTool:
             return self._encode(self.scaling.scale_image(self._grab()[0], self.resample))
 
     @property
+    def step_log(self) -> StepLog:
+        """The steps so far (:meth:`trajectory` is the usual way to read them)."""
+        return self._log
+
+    @property
     def frames(self) -> ScreenFrames:
         """The tool's grabs, change watch and settle memory."""
         assert self._frames is not None, "the tool failed to start"

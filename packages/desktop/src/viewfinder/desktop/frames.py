@@ -108,12 +108,16 @@ class ScreenFrames:
         return Before(frame, at, late)
 
     def _late_seconds(self, late: LateChange | None) -> float | None:
+        """What a late change teaches: its time, when the deadline could have caught it.
+
+        A change later than the deadline was not waited for and could not have been
+        (someone else's, or an app far slower than the bound): it is reported, not learned.
+        """
         if late is None:
             return None
-        if late.after_s is not None:
-            return late.after_s
-        # Polling cannot tell when: wait as long as the whole deadline allows.
-        return self.options.timeout
+        if late.after_s is None:
+            return self.options.timeout / 2  # polling cannot tell when: wait longer
+        return late.after_s if late.after_s < self.options.timeout else None
 
     def settle_after(
         self,

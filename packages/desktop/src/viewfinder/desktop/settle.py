@@ -19,7 +19,8 @@ caret blinks meanwhile. :func:`settle` waits for what the action does:
 4. **What the session has taught** (:class:`SettleMemory`): when the screen changed
    after the tool had returned (the next action finds it), the wait after the actions
    that follow lasts at least until that late change's time (x1.25, plus ``quiet``),
-   for as long as one of the last 8 actions had such a change.
+   for as long as one of the last 8 actions had such a change (one drawn before the
+   deadline could have caught it; a later one is reported, not learned).
 5. **A hard deadline**: ``timeout`` s (2) after the action began, whatever the
    measuring costs; a screen still changing then (a spinner, a video) is taken as it is
    and the report says it was still changing. Typing adds ``per_character`` s per

@@ -192,6 +192,15 @@ class StepLog:
                     self._steps[old] = step.model_copy(update={"frame": None})
         return TrajectoryStep(event=event, frame=None if on_disk else frame)
 
+    def frames_held(self) -> int:
+        """How many frames the log holds in memory now (encoded or waiting to be)."""
+        with self._lock:
+            held = list(self._steps)
+        done = [
+            step.result() if isinstance(step, Future) and step.done() else step for step in held
+        ]
+        return sum(isinstance(step, Future) or step.frame is not None for step in done)
+
     def steps(self) -> list[TrajectoryStep]:
         """Every step so far, in order (waits for frames still being encoded). Frames
         written to the session folder are read back from it; without a folder, steps
