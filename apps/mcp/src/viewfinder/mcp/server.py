@@ -20,7 +20,14 @@ from typing import Any
 from mcp import types
 from mcp.server import Server
 from mcp.shared.exceptions import MCPError
-from viewfinder.core import ImageContent, Tool, ToolResult, UnknownToolError, ViewfinderError
+from viewfinder.core import (
+    ImageContent,
+    ResourceLinkContent,
+    Tool,
+    ToolResult,
+    UnknownToolError,
+    ViewfinderError,
+)
 from viewfinder.mcp.options import DesktopOptions
 from viewfinder.mcp.sessions import SessionRegistry
 
@@ -66,6 +73,8 @@ def mcp_result(result: ToolResult) -> types.CallToolResult:
         if isinstance(part, ImageContent):
             image = part.image
             content.append(types.ImageContent(data=image.b64(), mime_type=image.mime_type))
+        elif isinstance(part, ResourceLinkContent):
+            content.append(types.ResourceLink.model_validate(part.to_mcp()))
         else:
             content.append(types.TextContent(text=part.text))
     return types.CallToolResult(

@@ -44,10 +44,21 @@ from .providers import (
     open_provider,
     session_providers,
 )
+from .result_budget import (
+    CLIENT_BUDGETS,
+    FittedImage,
+    ResultBudget,
+    UnknownClientError,
+    budget_for,
+    fit_image,
+    fit_result,
+    fit_text,
+)
 from .screenshot import Screenshot
 from .tools import (
     CodeSandbox,
     ImageContent,
+    ResourceLinkContent,
     SandboxRun,
     TextContent,
     Tool,
@@ -62,6 +73,7 @@ from .tools import (
 from .trajectory import ScreenSize, Trajectory, TrajectoryMetadata, TrajectoryStep, VisualValidation
 
 __all__ = [
+    "CLIENT_BUDGETS",
     "ENTRY_POINT_GROUP",
     "POINTER_KINDS",
     "ActionError",
@@ -79,6 +91,7 @@ __all__ = [
     "Event",
     "EventFormatError",
     "EventKind",
+    "FittedImage",
     "ImageContent",
     "NoBackendAvailableError",
     "NoFreeSlotError",
@@ -89,6 +102,8 @@ __all__ = [
     "ProviderError",
     "Region",
     "RegionError",
+    "ResourceLinkContent",
+    "ResultBudget",
     "SandboxRun",
     "ScreenSize",
     "Screenshot",
@@ -105,6 +120,7 @@ __all__ = [
     "TrajectoryMetadata",
     "TrajectoryStep",
     "UnknownBackendError",
+    "UnknownClientError",
     "UnknownProviderError",
     "UnknownToolError",
     "ViewfinderError",
@@ -112,8 +128,12 @@ __all__ = [
     "WindowNotFoundError",
     "acapture",
     "backend_specs",
+    "budget_for",
     "call_tool",
     "capture",
+    "fit_image",
+    "fit_result",
+    "fit_text",
     "get_backend",
     "get_plugin_manager",
     "hookimpl",

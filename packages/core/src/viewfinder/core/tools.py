@@ -79,7 +79,32 @@ class ImageContent(BaseModel):
     image: Screenshot
 
 
-Content = TextContent | ImageContent
+class ResourceLinkContent(BaseModel):
+    """A link to a file the host keeps (MCP's ``resource_link``): a full-size image the
+    result could not carry, read through the host's ``resources/read``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["resource_link"] = "resource_link"
+    uri: str
+    name: str
+    mime_type: str | None = None
+    description: str | None = None
+    size: int | None = None
+
+    def to_mcp(self) -> dict[str, Any]:
+        """This link as MCP's ``resource_link`` content."""
+        out: dict[str, Any] = {"type": "resource_link", "uri": self.uri, "name": self.name}
+        if self.mime_type:
+            out["mimeType"] = self.mime_type
+        if self.description:
+            out["description"] = self.description
+        if self.size is not None:
+            out["size"] = self.size
+        return out
+
+
+Content = TextContent | ImageContent | ResourceLinkContent
 ErrorKind = Literal["input", "execution"]
 
 
@@ -142,12 +167,19 @@ class ToolResult(BaseModel):
         """Every image part, in order."""
         return [part.image for part in self.content if isinstance(part, ImageContent)]
 
+    @property
+    def links(self) -> list[ResourceLinkContent]:
+        """Every resource link, in order."""
+        return [part for part in self.content if isinstance(part, ResourceLinkContent)]
+
     def to_mcp(self) -> dict[str, Any]:
         """This result as MCP's ``CallToolResult``: content, structuredContent, isError."""
         content: list[dict[str, Any]] = []
         for part in self.content:
             if isinstance(part, TextContent):
                 content.append({"type": "text", "text": part.text})
+            elif isinstance(part, ResourceLinkContent):
+                content.append(part.to_mcp())
             else:
                 content.append(
                     {"type": "image", "data": part.image.b64(), "mimeType": part.image.mime_type}
