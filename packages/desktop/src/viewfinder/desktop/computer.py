@@ -34,9 +34,11 @@ from viewfinder.core import (
     ViewfinderError,
 )
 from viewfinder.core.imaging import normalize_format
+from viewfinder.core.result_budget import ResultBudget, UnknownClientError, budget_for
 from viewfinder.core.screenshot import utc_now
 from viewfinder.desktop.actions import Action, ActionInputError, Api, parse_action
 from viewfinder.desktop.frames import ScreenFrames
+from viewfinder.desktop.images import ModelImages, model_size_within
 from viewfinder.desktop.results import ComputerResult, describe_action, describe_settle
 from viewfinder.desktop.scaling import RESAMPLE_FILTERS, Resample, Scaling, Target
 from viewfinder.desktop.settle import SettleOptions
@@ -78,14 +80,19 @@ class ComputerTool:
     ``display``: a :class:`viewfinder.xvfb.Display` or a display name (``":1"``).
     ``target`` / ``max_width`` / ``max_height``: the size the model sees the screen at
     (:meth:`Scaling.choose <viewfinder.desktop.scaling.Scaling.choose>`; default: the
-    screen's own). ``settle``: how long to wait after an action
+    screen's own, shrunk as far as the client's image limits ask). ``client``: whose
+    result budget every returned image fits (:mod:`viewfinder.core.result_budget`;
+    default ``claude-desktop``: under 1 MB, at most 1568 px long and 1.15 megapixels),
+    as JPEG instead of PNG at the same size when needed
+    (:mod:`viewfinder.desktop.images`). ``settle``: how long to wait after an action
     (:class:`~viewfinder.desktop.settle.SettleOptions`). ``record_to``: a new or empty
-    folder that receives every step in the recorder's session format. ``image_format``:
-    png, jpeg or webp for the returned screenshots. ``api``: read every action as
-    ``"anthropic"`` or ``"openai"`` input (default: tell by its keys). ``resample``: the
-    filter that shrinks frames (:meth:`Scaling.scale_image
-    <viewfinder.desktop.scaling.Scaling.scale_image>`; ``box`` is the fastest, ``lanczos``
-    the sharpest).
+    folder that receives every step in the recorder's session format, full-size frames
+    included. ``image_format``: png, jpeg or webp for the returned screenshots (JPEG
+    where that is over the budget). ``api``: read every action as ``"anthropic"`` or
+    ``"openai"`` input (default: tell by its keys). ``resample``: the filter that
+    shrinks frames (:meth:`Scaling.scale_image
+    <viewfinder.desktop.scaling.Scaling.scale_image>`; ``box``, the default, is the
+    fastest).
 
     Calling the tool never raises for a bad action: the result says what was wrong
     (``is_error``), and the next call works. Calls are serialised (one action at a
@@ -105,6 +112,7 @@ class ComputerTool:
         image_format: str = "png",
         api: Api | None = None,
         resample: Resample = "box",
+        client: str | ResultBudget | None = None,
     ) -> None:
         from viewfinder.xvfb import XvfbBackend
 
@@ -122,6 +130,10 @@ class ComputerTool:
             raise ComputerToolOptionError(
                 f"resample must be one of {', '.join(RESAMPLE_FILTERS)}, got {resample!r}"
             )
+        try:
+            self.budget = budget_for(client)
+        except UnknownClientError as exc:
+            raise ComputerToolOptionError(str(exc)) from None
         self.api = api
         self.resample: Resample = resample
         self.settle_options = settle or SettleOptions()
@@ -131,12 +143,19 @@ class ComputerTool:
         self._closed = False
         self._x: Any = None
         self._frames: ScreenFrames | None = None
-        self._last_shot: tuple[Image.Image, Screenshot] | None = None
         try:
             width, height = self._backend.screen_size()
+            if target is None and max_width is None and max_height is None:
+                # the whole screen, as large as the client takes it (else the client
+                # would shrink it, and the model's coordinates would be off)
+                max_width, max_height = model_size_within(width, height, self.budget) or (
+                    None,
+                    None,
+                )
             self.scaling = Scaling.choose(
                 width, height, target, max_width=max_width, max_height=max_height
             )
+            self._images = ModelImages(self.scaling, self.budget, self.image_format, resample)
             self._frames = ScreenFrames(self._backend, self.settle_options)
             self._log = StepLog((width, height), self.display_name, record_to)
         except BaseException:
@@ -188,7 +207,7 @@ class ComputerTool:
     def screenshot(self) -> Screenshot:
         """The screen now, at the model size (no action, no step recorded)."""
         with self._lock:
-            return self._encode(self.scaling.scale_image(self._grab()[0], self.resample))
+            return self._images.frame(self._grab()[0])
 
     @property
     def step_log(self) -> StepLog:
@@ -219,20 +238,22 @@ class ComputerTool:
             expect_change=not waited,
             typed=len(action.text or "") if event.kind is EventKind.TYPE else 0,
         )
-        shot = self._scaled(after, after_at)
-        self._log.add(event, before.frame, before.captured_at, _extra(action, path))
         late = before.late
+        shot = self._images.frame(after, after_at, shared=2 if late else 1)
+        self._log.add(event, before.frame, before.captured_at, _extra(action, path))
         return ComputerResult(
             action=action.name,
             api=action.api,
             screenshot=shot,
             text="; ".join(
-                [describe_action(action), describe_settle(report)]
+                [describe_action(action), describe_settle(report), self._images.describe(shot)]
                 + ([late.describe()] if late else [])
             ),
             event=event,
             settle=report,
-            before=self._scaled(before.frame, before.captured_at) if late else None,
+            before=(
+                self._images.frame(before.frame, before.captured_at, shared=2) if late else None
+            ),
         )
 
     def _look(self, action: Action) -> ComputerResult:
@@ -248,13 +269,11 @@ class ComputerTool:
             shot, text = None, f"X={x},Y={y}"
         elif region is not None:
             assert action.region is not None
-            shot = self._encode(frame.crop(region.box), captured_at=captured_at, region=region)
-            text = (
-                f"zoom on {list(action.region)}: that region at the screen's full resolution "
-                f"({region.width}x{region.height} px)"
-            )
+            shot, words = self._images.zoom(frame, region, captured_at)
+            text = f"zoom on {list(action.region)}: {words}"
         else:
-            shot, text = self._scaled(frame, captured_at), ""
+            shot = self._images.frame(frame, captured_at)
+            text = self._images.describe(shot)
         if before.late is not None:
             text = "; ".join(part for part in (text, before.late.describe()) if part)
         return ComputerResult(
@@ -271,7 +290,7 @@ class ComputerTool:
             error.action = name
         shot = None
         with contextlib.suppress(ViewfinderError):  # the model sees the screen as it is now
-            shot = self._encode(self.scaling.scale_image(self._grab()[0], self.resample))
+            shot = self._images.frame(self._grab()[0])
         message = str(error)
         return ComputerResult(
             action=name,
@@ -300,21 +319,6 @@ class ComputerTool:
 
     def _grab(self) -> tuple[Image.Image, datetime]:
         return self.frames.grab()
-
-    def _scaled(self, frame: Image.Image, captured_at: datetime) -> Screenshot:
-        """``frame`` at the model size, encoded; the last one is kept for a repeated look."""
-        if self._last_shot is not None and self._last_shot[0] is frame:
-            return self._last_shot[1]
-        shot = self._encode(self.scaling.scale_image(frame, self.resample), captured_at=captured_at)
-        self._last_shot = (frame, shot)
-        return shot
-
-    def _encode(
-        self, image: Image.Image, *, captured_at: datetime | None = None, region: Any = None
-    ) -> Screenshot:
-        return Screenshot.from_image(
-            image, source="xvfb", format=self.image_format, region=region, captured_at=captured_at
-        )
 
     def _pointer(self) -> tuple[int, int]:
         from Xlib.display import Display as XDisplay

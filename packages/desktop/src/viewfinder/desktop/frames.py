@@ -47,7 +47,7 @@ class LateChange:
         when = f", {self.after_s:.2f} s after the last action began" if self.after_s else ""
         return (
             f"the screen changed after the last screenshot{when} ({self.pixels} pixels); "
-            "this action was done on the changed screen"
+            "this action was done on the changed screen, shown in the first image"
         )
 
 

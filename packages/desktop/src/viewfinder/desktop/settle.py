@@ -12,7 +12,7 @@ caret blinks meanwhile. :func:`settle` waits for what the action does:
    action (:func:`~viewfinder.desktop.changes.changed_pixels`, only where the X server
    says something was drawn). While every change so far moved fewer than
    ``small_change`` pixels (a caret blink, a button's relief, the hover colour), the
-   wait goes on until ``patience`` s (0.3) after the action, for a bigger one. Typing
+   wait goes on until ``patience`` s (0.5) after the action, for a bigger one. Typing
    is the exception: its effect is small by nature.
 3. **Quiet**: no change for ``quiet`` s (0.05) after the last one, so an effect drawn in
    several steps is seen whole.
@@ -94,7 +94,7 @@ class SettleOptions:
     change_timeout: float = 0.5
     quiet: float = 0.05
     timeout: float = 2.0
-    patience: float = 0.3
+    patience: float = 0.5
     small_change: int = 2000
     per_character: float = 0.002
     adapt: bool = True
