@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import base64
 import io
-import json
 import os
 import platform
 import resource
@@ -61,45 +60,12 @@ CONVERT = next(
 )
 
 
-class Form:
+class Form(desktop_settle.StateApp):
     """The desktop form on ``display``, its state read from a JSON file."""
 
     def __init__(self, display: Display, work: Path) -> None:
-        self.state_path = work / "form.json"
-        self.process = subprocess.Popen(
-            [sys.executable, str(FORM), "--state", str(self.state_path)],
-            env=display.env(),
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self.process.stdout is not None
-        assert self.process.stdout.readline().strip() == "ready"
-        self.layout = self.state()["layout"]
-
-    def state(self) -> dict[str, Any]:
-        for _ in range(100):
-            try:
-                return json.loads(self.state_path.read_text())
-            except (OSError, ValueError):
-                time.sleep(0.01)
-        raise RuntimeError("the form's state cannot be read")
-
-    def centre(self, name: str) -> tuple[int, int]:
-        x, y, width, height = self.layout[name]
-        return (x + width // 2, y + height // 2)
-
-    def wait(self, check: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            state = self.state()
-            if check(state):
-                return state
-            time.sleep(0.01)
-        raise RuntimeError("the form did not get to the state the benchmark waits for")
-
-    def stop(self) -> None:
-        self.process.kill()
-        self.process.wait(10)
+        state = work / "form.json"
+        super().__init__(display, [sys.executable, str(FORM), "--state", str(state)], state)
 
 
 def rgb(colour: str) -> tuple[int, int, int]:

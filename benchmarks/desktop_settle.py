@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,14 +44,14 @@ def rgb(colour: str) -> tuple[int, int, int]:
     return (int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16))
 
 
-class App:
-    def __init__(self, display: Display, work: Path, mode: str) -> None:
-        self.state_path = work / f"{mode}.json"
+class StateApp:
+    """An example app on ``display`` that writes its state as JSON to ``state_path``
+    and prints ``ready`` once it is drawn."""
+
+    def __init__(self, display: Display, command: list[str], state_path: Path) -> None:
+        self.state_path = state_path
         self.process = subprocess.Popen(
-            [sys.executable, str(APPS), mode, "--state", str(self.state_path)],
-            env=display.env(),
-            stdout=subprocess.PIPE,
-            text=True,
+            command, env=display.env(), stdout=subprocess.PIPE, text=True
         )
         assert self.process.stdout is not None
         assert self.process.stdout.readline().strip() == "ready"
@@ -64,12 +65,14 @@ class App:
                 time.sleep(0.01)
         raise RuntimeError("the app's state cannot be read")
 
-    def wait(self, key: str, value: int) -> None:
-        deadline = time.monotonic() + 60
-        while self.state()[key] != value:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the app never got to {key} = {value}")
-            time.sleep(0.02)
+    def wait(self, check: Callable[[dict[str, Any]], bool], timeout: float = 10) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            state = self.state()
+            if check(state):
+                return state
+            time.sleep(0.01)
+        raise RuntimeError("the app did not get to the state the benchmark waits for")
 
     def centre(self, name: str) -> tuple[int, int]:
         x, y, width, height = self.layout[name]
@@ -80,6 +83,18 @@ class App:
         self.process.wait(10)
 
 
+class App(StateApp):
+    """One mode of examples/settle_apps.py."""
+
+    def __init__(self, display: Display, work: Path, mode: str) -> None:
+        state = work / f"{mode}.json"
+        super().__init__(display, [sys.executable, str(APPS), mode, "--state", str(state)], state)
+
+    def reach(self, key: str, value: int) -> None:
+        """Wait until the state's ``key`` is ``value`` (a long text takes seconds)."""
+        self.wait(lambda state: state[key] == value, timeout=60)
+
+
 def _typed() -> int:
     return sum(char.isprintable() for char in TEXT)
 
@@ -87,11 +102,11 @@ def _typed() -> int:
 def ours(tool: ComputerTool, app: App, mode: str) -> dict[str, Any]:
     if mode == "text":
         tool({"action": "key", "text": "Escape"})
-        app.wait("chars", 0)
+        app.reach("chars", 0)
         start = time.perf_counter()
         result = tool({"action": "type", "text": TEXT})
         elapsed = time.perf_counter() - start
-        app.wait("chars", _typed())
+        app.reach("chars", _typed())
         time.sleep(0.2)
         box = tuple(app.layout["text"])
         later = tool.screenshot().to_pil()
@@ -107,7 +122,7 @@ def ours(tool: ComputerTool, app: App, mode: str) -> dict[str, Any]:
         start = time.perf_counter()
         result = tool({"action": "left_click", "coordinate": button})
         elapsed = time.perf_counter() - start
-        app.wait("effects", effects + 1)
+        app.reach("effects", effects + 1)
         assert result.screenshot is not None
         panel = tool.scaling.to_model(*app.centre("panel"))
         final = result.screenshot.pixel(*panel) == rgb(panel_colour(effects + 1))
@@ -126,7 +141,7 @@ def reference(display: Display, app: App, mode: str, work: Path) -> dict[str, An
     path = work / "reference.png"
     if mode == "text":
         subprocess.run(["xdotool", "key", "Escape"], env=env, check=True)
-        app.wait("chars", 0)
+        app.reach("chars", 0)
         start = time.perf_counter()
         for chunk in [TEXT[i : i + 50] for i in range(0, len(TEXT), 50)]:
             subprocess.run(["xdotool", "type", "--delay", "12", "--", chunk], env=env, check=True)
@@ -145,7 +160,7 @@ def reference(display: Display, app: App, mode: str, work: Path) -> dict[str, An
     with Image.open(io.BytesIO(data)) as image:
         shown = image.convert("RGB")
     if mode == "text":
-        app.wait("chars", _typed())
+        app.reach("chars", _typed())
         time.sleep(0.2)
         subprocess.run(["scrot", "-o", "-p", str(path)], env=env, check=True)
         subprocess.run(["convert", str(path), "-resize", "1024x768!", str(path)], check=True)
@@ -153,7 +168,7 @@ def reference(display: Display, app: App, mode: str, work: Path) -> dict[str, An
             later = image.convert("RGB")
         final = shown.tobytes() == later.tobytes()
     else:
-        app.wait("effects", effects + 1)
+        app.reach("effects", effects + 1)
         px, py = app.centre("panel")
         final = shown.getpixel((px * 1024 // 1920, py * 768 // 1080)) == rgb(
             panel_colour(effects + 1)

@@ -26,11 +26,11 @@ the keyboard focus.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import tkinter as tk
 from pathlib import Path
 from typing import Any
+
+from desktop_form import write_state
 
 MODES = ("instant", "repaint", "two-step", "caret", "spinner", "text")
 #: The panel's colours, one per effect, in turn (it starts white).
@@ -123,11 +123,8 @@ class SettleApp:
     # -- state -------------------------------------------------------------------------
 
     def _save(self) -> None:
-        if self.state_path is None:
-            return
-        tmp = self.state_path.with_name(f".{self.state_path.name}.tmp")
-        tmp.write_text(json.dumps(self.state))
-        os.replace(tmp, self.state_path)
+        if self.state_path is not None:
+            write_state(self.state_path, self.state)
 
     def _ready(self) -> None:
         self.root.focus_force()
