@@ -140,10 +140,14 @@ class DamageChanges(ScreenChanges):
 
     def mark(self) -> Damage:
         with self._connection() as conn:
-            # A round trip: every notice the server sent before now is queued.
-            conn.sync()
+            # Read what is queued, then empty the object and make a round trip: every
+            # notice sent before now is read, and drawing from now on sends new ones.
             since = Damage()
-            if self._drain(since):
+            self._drain(since)
+            conn.damage_subtract(self._damage, self._none, self._none)
+            conn.sync()
+            self._drain(since)
+            if since:
                 self.generation += 1
             self.damage = Damage()
             return since
