@@ -296,9 +296,10 @@ def report(
                 rows,
             ),
             "viewfinder: read the action, map the point to the screen, click through XTest, "
-            "wait until the screen settled (its first change, then 50 ms without one) and "
-            "answer with the frame grabbed (MIT-SHM), shrunk (box filter) and PNG-encoded "
-            "right after the last change, within those 50 ms. The pre-action frame is kept "
+            "wait until the screen settled (its first change, a change of 2000 pixels or more "
+            "or 0.5 s, then 50 ms without one; docs/desktop.md) and answer with the frame "
+            "grabbed then (MIT-SHM), shrunk (box filter) and PNG-encoded within the client's "
+            "image budget. The pre-action frame is kept "
             "for the trajectory and encoded on a background thread. The reference does what "
             "Anthropic's computer-use demo does: a shell running `xdotool mousemove --sync "
             "X Y click 1`, a fixed 2 s sleep, `scrot -p`, `convert -resize 1024x768!` and "
@@ -312,8 +313,10 @@ def report(
                 ["change detection", "images showing the repaint", "median ms per click"],
                 trial_rows,
             ),
-            "Default settle options: wait up to 0.5 s for the first change, then for 50 ms "
-            "without one, at most 2 s in all. Polling grabs the screen every 10 ms and "
+            "Default settle options: wait up to 0.5 s for the first change, on to 0.5 s "
+            "while every change is small, then for 50 ms without one, at most 2 s in all "
+            "from the action. The load average says how busy the shared machine was: Tk's "
+            "timers slip when it is. Polling grabs the screen every 10 ms and "
             "compares the bytes; DAMAGE has the X server report each repaint, which costs "
             "nothing while waiting.",
             "### Verdict",
