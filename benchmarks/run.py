@@ -32,8 +32,10 @@ BENCHMARKS = [
     "tui",
     "desktop",
     "viewer",
+    "viewer_memory",
     "mcp",
     "scale",
+    "elements",
 ]
 DOC = ROOT / "docs" / "benchmarks.md"
 MARKER = "<!-- section: {} -->"

@@ -94,12 +94,18 @@ def test_the_token_in_the_address_becomes_a_cookie_for_the_pages_requests(
     assert refused.status_code == 401 and "?token=" in refused.json()["detail"]
     assert httpx.get(f"{viewer.url}/?token=wrong-token-value").status_code == 401
     with httpx.Client() as browser_like:
-        page = browser_like.get(f"{viewer.url}/?token={TOKEN}")
+        page = browser_like.get(f"{viewer.url}/?token={TOKEN}&live=:1", follow_redirects=True)
         assert page.status_code == 200
-        cookie = page.headers["set-cookie"]
+        # the cookie is set and the page sent to its address without the token
+        (redirect,) = page.history
+        assert redirect.status_code == 303 and redirect.headers["location"] == "/?live=%3A1"
+        assert str(page.url) == f"{viewer.url}/?live=%3A1"
+        cookie = redirect.headers["set-cookie"]
         assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+        port = viewer.url.rsplit(":", 1)[1]
+        assert cookie.startswith(f"viewfinder_view_token_{port}={TOKEN};")
         assert browser_like.get(f"{viewer.url}/api/info").status_code == 200  # the cookie
-        header = {"Cookie": f"viewfinder_viewer_token={TOKEN}"}
+        header = {"Cookie": f"viewfinder_view_token_{port}={TOKEN}"}
     bearer = httpx.get(f"{viewer.url}/api/info", headers={"Authorization": f"Bearer {TOKEN}"})
     assert bearer.status_code == 200
     socket = viewer.url.replace("http://", "ws://") + f"/api/live?display={display.name}"

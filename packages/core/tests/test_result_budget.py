@@ -70,7 +70,8 @@ def test_a_busy_screen_goes_to_jpeg_under_the_byte_budget() -> None:
     assert len(fitted.screenshot.data) <= CLIENT_BUDGETS["claude-desktop"].image_bytes
     assert fitted.quality is not None
     assert not fitted.over_budget
-    assert _near(fitted.screenshot.pixel(round(600 * fitted.scale), round(450 * fitted.scale)), BLUE)
+    x, y = round(600 * fitted.scale), round(450 * fitted.scale)
+    assert _near(fitted.screenshot.pixel(x, y), BLUE)
     assert f"quality {fitted.quality}" in (fitted.note() or "")
 
 

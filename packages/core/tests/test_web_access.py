@@ -1,4 +1,8 @@
-"""The token gate and the address rule the server, the MCP server and the viewer share."""
+"""The guard every web surface shares: its rules, one ASGI call at a time.
+
+The same rules against the four real servers on loopback (and a real Chromium) are in
+tests/test_web_surfaces.py.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,21 @@ from typing import Any
 
 import pytest
 
-from viewfinder.core.web_access import Message, Scope, TokenAuth, is_loopback
+from viewfinder.core.web_access import (
+    InvalidTokenError,
+    Message,
+    Scope,
+    UnguardedAppError,
+    WebAccess,
+    WebGuard,
+    checked_token,
+    guard,
+    is_guarded,
+    is_loopback,
+    require_guard,
+)
+
+HOST = (b"host", b"127.0.0.1:8765")
 
 
 async def app(scope: Scope, receive: Any, send: Any) -> None:
@@ -20,7 +38,12 @@ async def app(scope: Scope, receive: Any, send: Any) -> None:
 
 
 async def run(
-    gate: TokenAuth, scope_type: str = "http", headers: Any = (), query: bytes = b""
+    gate: WebGuard,
+    scope_type: str = "http",
+    headers: Any = (HOST,),
+    query: bytes = b"",
+    method: str = "GET",
+    path: str = "/",
 ) -> list[Message]:
     sent: list[Message] = []
 
@@ -30,7 +53,15 @@ async def run(
     async def send(message: Message) -> None:
         sent.append(message)
 
-    scope = {"type": scope_type, "headers": list(headers), "query_string": query}
+    scope = {
+        "type": scope_type,
+        "headers": list(headers),
+        "query_string": query,
+        "method": method,
+        "path": path,
+        "scheme": "ws" if scope_type == "websocket" else "http",
+        "server": ("127.0.0.1", 8765),
+    }
     await gate(scope, receive, send)
     return sent
 
@@ -39,20 +70,28 @@ def status(sent: list[Message]) -> int | None:
     return next((m["status"] for m in sent if m["type"].endswith("response.start")), None)
 
 
+def headers_of(sent: list[Message]) -> dict[bytes, bytes]:
+    return dict(next(m["headers"] for m in sent if m["type"].endswith("response.start")))
+
+
+def gate(**access: Any) -> WebGuard:
+    return WebGuard(app, WebAccess(**access))
+
+
 @pytest.mark.parametrize(
     ("headers", "allowed"),
     [
-        ([(b"authorization", b"Bearer s3cret")], True),
-        ([(b"Authorization", b"bearer   s3cret ")], True),
-        ([(b"authorization", b"Basic " + base64.b64encode(b"anyone:s3cret"))], True),
+        ([(b"authorization", b"Bearer s3cret-token")], True),
+        ([(b"Authorization", b"bearer   s3cret-token ")], True),
+        ([(b"authorization", b"Basic " + base64.b64encode(b"anyone:s3cret-token"))], True),
         ([(b"authorization", b"Bearer wrong")], False),
         ([(b"authorization", b"Basic !!not-base64")], False),
-        ([(b"x-token", b"s3cret")], False),
+        ([(b"x-token", b"s3cret-token")], False),
         ([], False),
     ],
 )
 async def test_header_tokens(headers: list[tuple[bytes, bytes]], allowed: bool) -> None:
-    sent = await run(TokenAuth(app, "s3cret"), headers=headers)
+    sent = await run(gate(token="s3cret-token"), headers=[HOST, *headers])
     assert status(sent) == (200 if allowed else 401)
     if not allowed:
         assert json.loads(sent[1]["body"]) == {
@@ -60,36 +99,188 @@ async def test_header_tokens(headers: list[tuple[bytes, bytes]], allowed: bool) 
         }
 
 
-async def test_a_refused_websocket_is_closed_or_denied() -> None:
-    closed = await run(TokenAuth(app, "s3cret"), "websocket")
-    assert closed == [{"type": "websocket.close", "code": 1008, "reason": "missing or wrong token"}]
+@pytest.mark.parametrize(
+    ("host", "allowed"),
+    [
+        (b"127.0.0.1:8765", True),
+        (b"localhost:8765", True),
+        (b"LOCALHOST", True),
+        (b"[::1]:8765", True),
+        (b"127.9.9.9", True),
+        (b"rebind.test:8765", False),
+        (b"evil.example", False),
+        (b"127.0.0.1.nip.io:8765", False),
+        (b"user@127.0.0.1", False),
+        (b"", False),
+    ],
+)
+async def test_only_loopback_names_and_the_bound_address_are_served(
+    host: bytes, allowed: bool
+) -> None:
+    sent = await run(gate(), headers=[(b"host", host)])
+    assert status(sent) == (200 if allowed else 421)
+    if not allowed:
+        assert "127.0.0.1" in json.loads(sent[1]["body"])["detail"]
+
+
+async def test_no_host_header_is_refused_and_the_bound_address_is_served() -> None:
+    assert status(await run(gate(), headers=[])) == 421
+    lan = gate(host="192.168.7.7", token="s3cret-token")
+    bearer = (b"authorization", b"Bearer s3cret-token")
+    assert status(await run(lan, headers=[(b"host", b"192.168.7.7:1"), bearer])) == 200
+    assert status(await run(lan, headers=[(b"host", b"evil.example"), bearer])) == 421
+    anywhere = gate(host="0.0.0.0", token="s3cret-token")
+    assert status(await run(anywhere, headers=[(b"host", b"box.lan"), bearer])) == 200
+    assert status(await run(anywhere, headers=[(b"host", b"box.lan")])) == 401
+
+
+@pytest.mark.parametrize(
+    ("origin", "allowed"),
+    [
+        (None, True),
+        (b"http://127.0.0.1:8765", True),
+        (b"HTTP://127.0.0.1:8765", True),
+        (b"null", False),
+        (b"http://127.0.0.1:8766", False),
+        (b"http://localhost:8765", False),
+        (b"https://127.0.0.1:8765", False),
+        (b"http://evil.example", False),
+        (b"file://", False),
+        (b"http://127.0.0.1:notaport", False),
+    ],
+)
+@pytest.mark.parametrize("scope_type", ["http", "websocket"])
+async def test_only_the_apps_own_origin(
+    origin: bytes | None, allowed: bool, scope_type: str
+) -> None:
+    headers = [HOST] + ([(b"origin", origin)] if origin is not None else [])
+    sent = await run(gate(), scope_type, headers=headers)
+    if allowed:
+        assert status(sent) == 200
+    elif scope_type == "http":
+        assert status(sent) == 403 and "other origins" in json.loads(sent[1]["body"])["detail"]
+    else:  # without the denial extension the handshake is closed
+        assert sent == [{"type": "websocket.close", "code": 1008, "reason": sent[0]["reason"]}]
+        assert "other origins" in sent[0]["reason"]
+
+
+@pytest.mark.parametrize(
+    ("method", "content_type", "allowed"),
+    [
+        ("POST", b"application/json", True),
+        ("POST", b"application/json; charset=utf-8", True),
+        ("POST", b"application/vnd.api+json", True),
+        ("POST", b"text/plain", False),
+        ("POST", b"application/x-www-form-urlencoded", False),
+        ("POST", b"multipart/form-data; boundary=x", False),
+        ("POST", None, False),
+        ("PUT", b"text/plain", False),
+        ("DELETE", None, True),
+        ("DELETE", b"text/plain", False),
+        ("GET", None, True),
+    ],
+)
+async def test_state_changes_need_a_json_body(
+    method: str, content_type: bytes | None, allowed: bool
+) -> None:
+    headers = [HOST] + ([(b"content-type", content_type)] if content_type else [])
+    sent = await run(gate(), headers=headers, method=method)
+    assert status(sent) == (200 if allowed else 415)
+
+
+async def test_every_answer_forbids_framing() -> None:
+    for sent in (
+        await run(gate()),
+        await run(gate(token="s3cret-token")),
+        await run(gate(), headers=[(b"host", b"evil.example")]),
+    ):
+        found = headers_of(sent)
+        assert found[b"x-frame-options"] == b"DENY"
+        assert found[b"content-security-policy"] == b"frame-ancestors 'none'"
+
+
+async def test_a_websocket_refusal_is_an_http_status_where_the_server_can_send_one() -> None:
+    sent: list[Message] = []
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "websocket",
+        "headers": [HOST, (b"origin", b"null")],
+        "extensions": {"websocket.http.response": {}},
+        "server": ("127.0.0.1", 8765),
+    }
+    await gate()(scope, lambda: None, send)  # type: ignore[arg-type]
+    assert sent[0]["type"] == "websocket.http.response.start" and sent[0]["status"] == 403
+
+
+async def test_a_token_in_the_address_sets_a_cookie_per_port_and_is_taken_out() -> None:
+    pages = gate(token="s3cret-token", pages=True, name="vf")
+    first = await run(pages, query=b"a=x%2Fy&token=s3cret-token&live=%3A1", path="/a b")
+    assert status(first) == 303
+    found = headers_of(first)
+    assert found[b"location"] == b"/a%20b?a=x%2Fy&live=%3A1"
+    cookie = found[b"set-cookie"]
+    assert cookie.startswith(b"vf_token_8765=s3cret-token;")
+    assert b"HttpOnly" in cookie and b"SameSite=Strict" in cookie
+    later = await run(pages, headers=[HOST, (b"cookie", b"other=1; vf_token_8765=s3cret-token")])
+    assert status(later) == 200 and b"set-cookie" not in headers_of(later)
+    # another port's cookie, a wrong one or a malformed header is no token
+    assert (
+        status(await run(pages, headers=[HOST, (b"cookie", b"vf_token_8766=s3cret-token")])) == 401
+    )
+    assert status(await run(pages, headers=[HOST, (b"cookie", b"vf_token_8765=nope")])) == 401
+    assert status(await run(pages, headers=[HOST, (b"cookie", b'\x00"bad')])) == 401
+    assert status(await run(pages, query=b"token=nope")) == 401
+    # only a GET may carry it (a POST's address is not a page), and a websocket never
+    assert status(await run(pages, query=b"token=s3cret-token", method="POST")) == 415
+    assert status(await run(pages, "websocket", query=b"token=s3cret-token")) is None
+    # an app without pages looks at headers only
+    assert status(await run(gate(token="s3cret-token"), query=b"token=s3cret-token")) == 401
+
+
+@pytest.mark.parametrize("token", ["", "   ", "\t\n", "short", " short  "])
+def test_a_token_no_client_can_send_or_too_short_is_refused(token: str) -> None:
+    with pytest.raises(InvalidTokenError, match="at least 8"):
+        checked_token(token)
+    with pytest.raises(InvalidTokenError):
+        WebAccess(token=token)
+
+
+def test_tokens_are_stripped_and_every_address_needs_one() -> None:
+    assert checked_token("  long-enough-token \n") == "long-enough-token"
+    assert WebAccess(token=" long-enough-token ").token == "long-enough-token"
+    assert checked_token(None) is None
+    with pytest.raises(InvalidTokenError, match="needs a token"):
+        WebAccess(host="0.0.0.0")
 
 
 async def test_lifespan_passes_and_the_refusal_body_can_be_shaped() -> None:
-    gate = TokenAuth(app, "s3cret", hint="say the word", body=lambda hint: {"error": hint})
-    assert await run(gate, "lifespan") == [{"type": "lifespan.startup.complete"}]
-    refused = await run(gate)
+    shaped = gate(token="s3cret-token", hint="say the word", body=lambda hint: {"error": hint})
+    assert await run(shaped, "lifespan") == [{"type": "lifespan.startup.complete"}]
+    refused = await run(shaped)
     assert json.loads(refused[1]["body"]) == {"error": "say the word"}
 
 
-async def test_a_token_in_the_address_sets_the_cookie_the_page_then_sends() -> None:
-    gate = TokenAuth(app, "s3cret", cookie="vf", query_param="token")
-    first = await run(gate, query=b"token=s3cret")
-    assert status(first) == 200
-    cookie = dict(first[0]["headers"])[b"set-cookie"]
-    assert cookie.startswith(b"vf=s3cret;") and b"HttpOnly" in cookie
-    later = await run(gate, headers=[(b"cookie", b"other=1; vf=s3cret")])
-    assert status(later) == 200 and b"set-cookie" not in dict(later[0]["headers"])
-    assert status(await run(gate, headers=[(b"cookie", b"vf=nope")])) == 401
-    assert status(await run(gate, headers=[(b"cookie", b'\x00"bad')])) == 401
-    assert status(await run(gate, query=b"token=nope")) == 401
-    # without those options the gate looks at headers only
-    assert status(await run(TokenAuth(app, "s3cret"), query=b"token=s3cret")) == 401
+def test_only_guarded_apps_can_be_served() -> None:
+    from fastapi import FastAPI
 
-
-def test_an_empty_token_is_refused() -> None:
-    with pytest.raises(ValueError, match="non-empty token"):
-        TokenAuth(app, "")
+    with pytest.raises(UnguardedAppError, match="WebGuard"):
+        require_guard(FastAPI())
+    with pytest.raises(UnguardedAppError):
+        require_guard(app)
+    wrapped = guard(app, WebAccess())
+    assert isinstance(wrapped, WebGuard) and require_guard(wrapped) is wrapped
+    fastapi_app = FastAPI()
+    assert guard(fastapi_app, WebAccess()) is fastapi_app and is_guarded(fastapi_app)
+    # middleware added after the guard would run before it: not guarded any more
+    fastapi_app.add_middleware(WebGuard, access=WebAccess())
+    assert is_guarded(fastapi_app)
+    later = FastAPI()
+    guard(later, WebAccess())
+    later.add_middleware(type("Other", (), {"__init__": lambda self, app: None}))
+    assert not is_guarded(later)
 
 
 @pytest.mark.parametrize(

@@ -94,6 +94,7 @@ def build_app() -> CommandRegistry:
     app.add_lazy_command("capture", "viewfinder.cli.capture:capture_command", help=CAPTURE_HELP)
     app.add_lazy_command("backends", "viewfinder.cli.backends:backends_command", help=BACKENDS_HELP)
     app.add_lazy_command("plugins", "viewfinder.cli.plugins:plugins_command", help=PLUGINS_HELP)
+    app.add_lazy_command("elements", "viewfinder.cli.elements:elements_command", help=ELEMENTS_HELP)
     register_plugin_commands(app)
     return app
 
@@ -101,6 +102,7 @@ def build_app() -> CommandRegistry:
 CAPTURE_HELP = "Capture one screenshot and write it to a file."
 BACKENDS_HELP = "List the capture backends, whether each is available, and why not."
 PLUGINS_HELP = "List the installed plugins and the hooks they implement."
+ELEMENTS_HELP = "Print the accessibility tree of an X display's apps or of a page."
 
 
 def register_plugin_commands(app: CommandRegistry) -> None:

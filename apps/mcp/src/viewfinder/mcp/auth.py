@@ -1,7 +1,9 @@
-"""The token check in front of the HTTP transport, and where the token comes from.
+"""Who may use the HTTP transport, and where the token comes from.
 
-The check is :class:`viewfinder.core.web_access.TokenAuth` (shared with the server and
-the viewer): no request reaches the MCP endpoint without the token, sent as
+The check is :class:`viewfinder.core.web_access.WebGuard` (shared with the server and
+the viewer; it replaces the SDK's own Host/Origin check, which let any loopback port's
+page in): other hosts, other origins, non-JSON bodies and framing are refused and,
+with a token, no request reaches the MCP endpoint without it, sent as
 ``Authorization: Bearer TOKEN`` (what MCP clients send from their config's ``headers``)
 or as HTTP basic auth with the token as the password; compared in constant time. A
 refusal is a JSON-RPC error, which MCP clients show.
@@ -13,8 +15,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from viewfinder.core.web_access import ASGIApp, TokenAuth
-from viewfinder.mcp.options import TOKEN_ENV, McpOptionError
+from viewfinder.core.web_access import WebAccess
+from viewfinder.mcp.options import TOKEN_ENV, HttpOptions, McpOptionError
 
 HINT = (
     "missing or wrong token: send 'Authorization: Bearer TOKEN' (the token viewfinder mcp "
@@ -26,9 +28,15 @@ def _json_rpc_error(hint: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": hint}}
 
 
-def token_auth(app: ASGIApp, token: str) -> ASGIApp:
-    """The MCP endpoint behind the token check (401 with a JSON-RPC error otherwise)."""
-    return TokenAuth(app, token, hint=HINT, body=_json_rpc_error)
+def mcp_access(options: HttpOptions) -> WebAccess:
+    """Who may use the HTTP transport of ``options`` (refusals are JSON-RPC errors)."""
+    return WebAccess(
+        host=options.host,
+        token=options.token,
+        hint=HINT,
+        body=_json_rpc_error,
+        name="viewfinder_mcp",
+    )
 
 
 def read_token(given: str | None, token_file: Path | None) -> str | None:

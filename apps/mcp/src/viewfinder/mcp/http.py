@@ -36,10 +36,19 @@ from mcp import types
 from mcp.server import Server
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from viewfinder.core import Tool
-from viewfinder.core.web_access import ASGIApp, Message, Receive, Scope, Send
-from viewfinder.mcp.auth import token_auth
+from viewfinder.core.web_access import (
+    ASGIApp,
+    Message,
+    Receive,
+    Scope,
+    Send,
+    guard,
+    require_guard,
+)
+from viewfinder.mcp.auth import mcp_access
 from viewfinder.mcp.options import DesktopOptions, HttpOptions
 from viewfinder.mcp.server import build_server
 from viewfinder.mcp.sessions import SessionRegistry
@@ -105,11 +114,14 @@ def _session_of(scope: Scope) -> str | None:
 
 def http_app(server: Server[Any], registry: SessionRegistry, options: HttpOptions) -> ASGIApp:
     """The ASGI app: the SDK's streamable HTTP endpoint at ``options.path``, behind the
-    session tracking and, with a token, the token check. Its lifespan runs the SDK's
-    session manager and the idle timeout, and closes every session at the end."""
+    session tracking and :class:`~viewfinder.core.web_access.WebGuard` (Host, Origin,
+    JSON bodies, framing, the token; the SDK's own Host/Origin check is off, the guard
+    decides). Its lifespan runs the SDK's session manager and the idle timeout, and
+    closes every session at the end."""
     server.streamable_http_app(
         streamable_http_path=options.path,
         host=options.host,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         session_idle_timeout=options.idle_timeout,
         max_sessions=options.max_sessions,
     )
@@ -129,10 +141,7 @@ def http_app(server: Server[Any], registry: SessionRegistry, options: HttpOption
     starlette = Starlette(
         routes=[Route(options.path, endpoint=StreamableHTTPASGIApp(manager))], lifespan=lifespan
     )
-    app: ASGIApp = SessionEnds(starlette, registry)
-    if options.token:
-        app = token_auth(app, options.token)
-    return app
+    return guard(SessionEnds(starlette, registry), mcp_access(options))
 
 
 async def _close_idle_sessions(registry: SessionRegistry, idle_timeout: float) -> None:
@@ -174,7 +183,7 @@ def serve_http(
     sock = _listen(options.host, options.port)
     port = sock.getsockname()[1]
     config = uvicorn.Config(
-        app,
+        require_guard(app),
         log_level="warning",
         lifespan="on",
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from viewfinder.core.errors import ViewfinderError
-from viewfinder.core.web_access import is_loopback
+from viewfinder.core.web_access import InvalidTokenError, checked_token, is_loopback
 
 #: Where a token for the HTTP transport may come from besides --token / --token-file.
 TOKEN_ENV = "VIEWFINDER_MCP_TOKEN"
@@ -143,8 +143,10 @@ class HttpOptions:
     path: str = "/mcp"
 
     def __post_init__(self) -> None:
-        if self.token is not None and len(self.token) < 8:
-            raise McpOptionError("--token", "the token must be at least 8 characters long")
+        try:  # stripped: a token with a space around it is one no client sends
+            object.__setattr__(self, "token", checked_token(self.token))
+        except InvalidTokenError as exc:
+            raise McpOptionError("--token", str(exc)) from None
         if not is_loopback(self.host) and not self.token:
             raise McpOptionError(
                 "--host",

@@ -21,8 +21,9 @@ from fastapi.responses import JSONResponse
 from viewfinder.codeenv.font_cache import shared_font_cache
 from viewfinder.core import get_plugin_manager
 from viewfinder.core.providers import ProviderError, SessionProvider, open_provider
+from viewfinder.core.web_access import guard, require_guard
 from viewfinder.server import wire
-from viewfinder.server.auth import TokenAuth
+from viewfinder.server.auth import server_access
 from viewfinder.server.errors import (
     CapacityReachedError,
     IsolationUnavailableError,
@@ -50,7 +51,7 @@ def uvicorn_server(app: FastAPI, **config: Any) -> uvicorn.Server:
     config.setdefault("ws", "websockets-sansio")
     config.setdefault("ws_max_size", 64 * 1024 * 1024)
     config.setdefault("timeout_graceful_shutdown", GRACEFUL_SHUTDOWN_S)
-    return _Server(uvicorn.Config(app, **config))
+    return _Server(uvicorn.Config(require_guard(app), **config))
 
 
 class _Server(uvicorn.Server):
@@ -144,7 +145,9 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     """The server app, serving ``settings.env`` (code env or desktop sessions). Its
     lifespan owns the session provider and the session registry
     (``app.state.provider``, ``app.state.registry``, and ``app.state.served``, the
-    environment); every session is closed and the provider stopped when it ends."""
+    environment); every session is closed and the provider stopped when it ends. Every
+    route sits behind :class:`~viewfinder.core.web_access.WebGuard` (Host, Origin, JSON
+    bodies, framing, the token)."""
     settings = settings or ServerSettings()
 
     @asynccontextmanager
@@ -217,6 +220,4 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
             content={"detail": {"code": wire.SESSION_LOST, "message": str(exc), "node": exc.node}},
         )
 
-    if settings.token:
-        app.add_middleware(TokenAuth, token=settings.token)
-    return app
+    return guard(app, server_access(settings))

@@ -1,18 +1,20 @@
-"""The token check, in front of every HTTP request and WebSocket handshake.
+"""Who may use the server: :class:`viewfinder.core.web_access.WebGuard`, in front of
+every HTTP request and WebSocket handshake (``/ws`` and ``/mcp`` included).
 
-:class:`viewfinder.core.web_access.TokenAuth` (shared with the MCP server and the
-viewer), with the server's hint: nothing reaches a route, not even ``/health``, without
-the token. Accepted: ``Authorization: Bearer TOKEN``, or HTTP basic auth with the token
-as the password, which is what OpenEnv's own client (which cannot set headers) sends for
+The guard refuses other hosts (DNS rebinding), other origins, CORS-simple state changes
+(a ``text/plain`` ``POST /mcp`` from a web page), framing and, with a token, anyone
+without it: nothing reaches a route, not even ``/health``. Accepted:
+``Authorization: Bearer TOKEN``, or HTTP basic auth with the token as the password,
+which is what OpenEnv's own client (which cannot set headers) sends for
 ``http://user:TOKEN@host:8000``.
 """
 
 from __future__ import annotations
 
-from viewfinder.core.web_access import ASGIApp, presented_token
-from viewfinder.core.web_access import TokenAuth as _CoreTokenAuth
+from viewfinder.core.web_access import WebAccess, presented_token
+from viewfinder.server.settings import ServerSettings
 
-__all__ = ["TokenAuth", "presented_token"]
+__all__ = ["HINT", "presented_token", "server_access"]
 
 HINT = (
     "missing or wrong token: send 'Authorization: Bearer TOKEN' (or basic auth with the "
@@ -20,8 +22,6 @@ HINT = (
 )
 
 
-class TokenAuth(_CoreTokenAuth):
-    """Refuses every request and WebSocket that does not carry ``token`` (401)."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        super().__init__(app, token, hint=HINT)
+def server_access(settings: ServerSettings) -> WebAccess:
+    """Who may use the server of ``settings``."""
+    return WebAccess(host=settings.host, token=settings.token, hint=HINT, name="viewfinder_serve")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from viewfinder.codeenv import CodeEnvConfig
-from viewfinder.core.web_access import is_loopback
+from viewfinder.core.web_access import checked_token, is_loopback
 from viewfinder.server.desktop_task import DesktopTask
 from viewfinder.server.errors import InsecureBindError
 
@@ -69,8 +69,7 @@ class ServerSettings:
             raise ValueError(f"idle_timeout_s must be positive, got {self.idle_timeout_s}")
         if self.pool_size < 1:
             raise ValueError(f"pool_size must be at least 1, got {self.pool_size}")
-        if self.token is not None and len(self.token) < 8:
-            raise ValueError("the token must be at least 8 characters long")
+        object.__setattr__(self, "token", checked_token(self.token))  # InvalidTokenError
         if not is_loopback(self.host) and not self.token:
             raise InsecureBindError(
                 f"listening on {self.host} lets other machines run code here; give a token "

@@ -17,8 +17,9 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from PIL import Image
 
+from viewfinder.core.web_access import guard
 from viewfinder.viewer.artifacts.catalog import Catalog
-from viewfinder.viewer.auth import TokenGate
+from viewfinder.viewer.auth import viewer_access
 from viewfinder.viewer.displays import LiveDisplays
 from viewfinder.viewer.errors import ViewerError
 from viewfinder.viewer.frames import Thumbnails
@@ -48,7 +49,8 @@ def screen_source(settings: ViewerSettings) -> tuple[Image.Image, str]:
 
 
 def create_app(settings: ViewerSettings) -> FastAPI:
-    """The viewer for ``settings``."""
+    """The viewer for ``settings``, behind :class:`~viewfinder.core.web_access.WebGuard`
+    (Host, Origin, framing, the token)."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -70,6 +72,7 @@ def create_app(settings: ViewerSettings) -> FastAPI:
         finally:
             await state.feeds.close()
             state.inputs.close()
+            state.thumbnails.close()
 
     app = FastAPI(
         title="viewfinder view",
@@ -86,6 +89,4 @@ def create_app(settings: ViewerSettings) -> FastAPI:
     async def index() -> FileResponse:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
-    if settings.token:
-        app.add_middleware(TokenGate, token=settings.token)
-    return app
+    return guard(app, viewer_access(settings))

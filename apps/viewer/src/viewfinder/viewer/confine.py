@@ -4,17 +4,31 @@ A manifest, a cache file or a run folder names files by relative paths; a file t
 names ``../../etc/passwd``, an absolute path, or a symlink that leads out of its folder
 must get a refusal, never the file. :class:`Confined` resolves every such name: the
 real path (symlinks followed) must lie inside the real path of the folder.
+
+A name checked when an artifact is read may be swapped before its file is served (a
+symlink put in its place, a folder renamed and a symlink left behind). So a file is
+served only through :func:`open_confined`: opened once, walking down from the root one
+component at a time with ``O_NOFOLLOW`` (``openat``, as nginx's ``disable_symlinks``),
+and the open file is what is served, never the path again. A file with more than one
+hard link, or on another device than the root, is refused too: a hard link is the one
+way a file outside PATH can appear inside it without a symlink, and frames, videos and
+captures are written with one link (copy a file into PATH rather than link it).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from pathlib import Path, PurePosixPath
 
-from viewfinder.viewer.errors import RefusedPathError
+from viewfinder.viewer.errors import MissingFileError, RefusedPathError
 
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# O_NONBLOCK: a FIFO put in a frame's place must not hang the open
+_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 
 
 class Confined:
@@ -51,3 +65,67 @@ class Confined:
         if not real.is_relative_to(self.root):
             raise RefusedPathError(f"refused {str(path)!r}: it is outside {self.root}")
         return real.relative_to(self.root).as_posix() or "."
+
+
+def open_confined(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> int:
+    """A read-only fd of the regular file ``path`` under the folder ``root`` (both real
+    paths, as :meth:`Confined.resolve` gives them), opened by walking down from ``root``
+    with ``O_NOFOLLOW`` at every step. :class:`RefusedPathError` when a component is now
+    a symlink, the file is not a regular file, has other hard links or lies on another
+    device; :class:`MissingFileError` when it is gone. The caller closes the fd."""
+    root_path, file_path = Path(root), Path(path)
+    if not file_path.is_relative_to(root_path) or file_path == root_path:
+        raise RefusedPathError(f"refused {str(path)!r}: it is outside {root_path}")
+    parts = file_path.relative_to(root_path).parts
+    where = root_path.name
+    try:
+        folder = os.open(root_path, _FOLDER)
+    except OSError as exc:
+        raise _refusal(exc, str(root_path)) from None
+    try:
+        root_device = os.fstat(folder).st_dev
+        for part in parts[:-1]:
+            where = f"{where}/{part}"
+            try:
+                inner = os.open(part, _FOLDER, dir_fd=folder)
+            except OSError as exc:
+                raise _refusal(exc, where) from None
+            os.close(folder)
+            folder = inner
+        try:
+            fd = os.open(parts[-1], _FILE, dir_fd=folder)
+        except OSError as exc:
+            raise _refusal(exc, str(file_path)) from None
+    finally:
+        os.close(folder)
+    try:
+        _check_opened(os.fstat(fd), file_path, root_device)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _check_opened(found: os.stat_result, path: Path, root_device: int) -> None:
+    if not stat.S_ISREG(found.st_mode):
+        raise RefusedPathError(f"refused {path.name!r}: not a regular file")
+    if found.st_nlink > 1:
+        raise RefusedPathError(
+            f"refused {path.name!r}: it has {found.st_nlink} hard links, so it may be a file "
+            "from outside the folder; copy it instead of linking it"
+        )
+    if found.st_dev != root_device:
+        raise RefusedPathError(f"refused {path.name!r}: it lies on another device than PATH")
+
+
+def _refusal(exc: OSError, where: str) -> Exception:
+    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+        return RefusedPathError(
+            f"refused {where!r}: it is a symlink now (or not a folder); the viewer serves "
+            "only the files it checked under PATH"
+        )
+    if exc.errno == errno.ENOENT:
+        return MissingFileError(f"{Path(where).name} is missing")
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return RefusedPathError(f"refused {where!r}: {exc.strerror}")
+    return MissingFileError(f"{Path(where).name} cannot be opened: {exc.strerror}")

@@ -1,17 +1,17 @@
-"""Which X displays the live view may show.
+"""Which X displays the live view may show: only those the command line named.
 
-Only displays the user pointed the viewer at: those given with ``--live``, those of
-``viewfinder display start`` (the display registry), and those named by the artifacts
-being shown (a desktop run's or a recording's display) while they run. Any other
-display on the machine is refused, whatever a page asks for.
+``viewfinder view --live :N`` (repeatable) is the one permission. A recording or a
+desktop run names the display it was made on (``metadata.json``), and its page offers a
+"watch :N live" link, but a file under PATH never decides what is streamed: someone
+else's recording that names ``:0`` must not expose the user's desktop. Any display not
+given is refused, whatever a page or an artifact asks for.
 """
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
-from viewfinder.xvfb.registry import list_displays, parse_display_number
+from viewfinder.xvfb.registry import parse_display_number
 
 SOCKET_DIR = Path("/tmp/.X11-unix")
 
@@ -31,36 +31,15 @@ def normalise(name: str) -> str:
 
 
 class LiveDisplays:
-    """The displays the live view may show (see the module docstring)."""
+    """The displays the live view may show: ``given`` on the command line, nothing else."""
 
     def __init__(self, given: tuple[str, ...]) -> None:
-        self.given = tuple(normalise(name) for name in given)
-        self._seen: set[str] = set()
-        self._lock = threading.Lock()
-
-    def saw(self, name: str) -> None:
-        """An artifact shown names ``name``: allow it while it runs."""
-        try:
-            shown = normalise(name)
-        except ValueError:
-            return
-        with self._lock:
-            self._seen.add(shown)
+        self.given = tuple(dict.fromkeys(normalise(name) for name in given))
 
     def available(self) -> list[dict[str, object]]:
-        """Every allowed display that runs now, with where it comes from."""
-        found: dict[str, str] = {}
-        for name in self.given:
-            found.setdefault(name, "--live")
-        for record in list_displays(prune=False):
-            if record.is_alive():
-                found.setdefault(record.name, "viewfinder display")
-        with self._lock:
-            for name in sorted(self._seen):
-                found.setdefault(name, "artifact")
+        """Every display given, with whether it runs now."""
         return [
-            {"name": name, "source": source, "alive": display_alive(name)}
-            for name, source in found.items()
+            {"name": name, "source": "--live", "alive": display_alive(name)} for name in self.given
         ]
 
     def allowed(self, name: str) -> str | None:
@@ -69,11 +48,4 @@ class LiveDisplays:
             shown = normalise(name)
         except ValueError:
             return None
-        if shown in self.given:
-            return shown
-        with self._lock:
-            if shown in self._seen:
-                return shown
-        if any(record.name == shown and record.is_alive() for record in list_displays(prune=False)):
-            return shown
-        return None
+        return shown if shown in self.given else None

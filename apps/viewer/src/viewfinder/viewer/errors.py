@@ -19,3 +19,7 @@ class RefusedPathError(ViewerError, PermissionError):
 
 class UnknownArtifactError(ViewerError, LookupError):
     """No artifact by that name (or no step by that number) under the viewer's PATH."""
+
+
+class MissingFileError(ViewerError, FileNotFoundError):
+    """A file an artifact names is not there (any more)."""

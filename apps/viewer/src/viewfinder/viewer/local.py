@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 import uvicorn
 
+from viewfinder.core.web_access import require_guard
 from viewfinder.viewer.app import create_app
 from viewfinder.viewer.errors import ViewerError
 from viewfinder.viewer.settings import ViewerSettings
@@ -41,7 +42,7 @@ def bind(host: str, port: int, *, fallback: bool = False) -> socket.socket:
 def uvicorn_server(settings: ViewerSettings, log_level: str = "warning") -> uvicorn.Server:
     """A uvicorn server for the viewer of ``settings``."""
     config = uvicorn.Config(
-        create_app(settings),
+        require_guard(create_app(settings)),
         log_level=log_level,
         ws="websockets-sansio",
         lifespan="on",

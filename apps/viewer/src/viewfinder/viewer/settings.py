@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from viewfinder.core.web_access import is_loopback
+from viewfinder.core.web_access import InvalidTokenError, checked_token, is_loopback
 from viewfinder.viewer.errors import ViewerSettingsError
 
 TOKEN_ENV = "VIEWFINDER_VIEWER_TOKEN"
@@ -18,15 +18,16 @@ class ViewerSettings:
 
     - ``root``: the PATH it shows (an artifact, or a folder of them); None: live only.
       Nothing outside it is ever served.
-    - ``live``: X displays (``":1"``) the live view may show, besides the displays of
-      ``viewfinder display start`` and those named by the artifacts shown.
+    - ``live``: the X displays (``":1"``) the live view may show, and the only ones: an
+      artifact that names a display offers a link to it, never the permission.
     - ``control``: clicks and keys in the live view reach the display.
     - ``screen``: what cache files are checked against: an X display (``":1"``) or a
       screenshot file; None: no check, only what the files say.
     - ``host`` / ``port``: where it listens; 127.0.0.1 by default. Any other address
-      needs a ``token`` (as ``viewfinder serve``), which every request must carry:
-      ``Authorization: Bearer TOKEN``, or ``?token=TOKEN`` in the page's address
-      (the page then keeps it in a cookie).
+      needs a ``token`` (as ``viewfinder serve``; stripped, at least 8 characters),
+      which every request must carry: ``Authorization: Bearer TOKEN``, or
+      ``?token=TOKEN`` in the page's address (kept in a cookie, then taken out of the
+      address). Other hosts and origins are refused whatever the token.
     - ``live_format`` / ``live_quality`` / ``live_fps``: how live frames are encoded
       and how many a second at most.
     """
@@ -43,8 +44,10 @@ class ViewerSettings:
     live_fps: float = 30.0
 
     def __post_init__(self) -> None:
-        if self.token is not None and len(self.token) < 8:
-            raise ViewerSettingsError("the token must be at least 8 characters long")
+        try:
+            object.__setattr__(self, "token", checked_token(self.token))
+        except InvalidTokenError as exc:
+            raise ViewerSettingsError(str(exc)) from None
         if not is_loopback(self.host) and not self.token:
             raise ViewerSettingsError(
                 f"listening on {self.host} lets other machines see these files and screens; "

@@ -2,6 +2,16 @@
 
 from .backend import Availability, CaptureBackend
 from .capture import BackendSpec, acapture, backend_specs, capture, get_backend, resolve_backend
+from .element import Element, ElementTree
+from .element_snapshot import set_of_mark, snapshot_text
+from .element_sources import (
+    ElementSource,
+    ElementSourceError,
+    UnknownElementSourceError,
+    element_sources,
+    elements,
+    get_element_source,
+)
 from .errors import (
     ActionError,
     BackendOptionError,
@@ -87,6 +97,10 @@ __all__ = [
     "CodeSandbox",
     "DependencyMissingError",
     "DisplayGoneError",
+    "Element",
+    "ElementSource",
+    "ElementSourceError",
+    "ElementTree",
     "EnvSpec",
     "Event",
     "EventFormatError",
@@ -121,6 +135,7 @@ __all__ = [
     "TrajectoryStep",
     "UnknownBackendError",
     "UnknownClientError",
+    "UnknownElementSourceError",
     "UnknownProviderError",
     "UnknownToolError",
     "ViewfinderError",
@@ -131,10 +146,13 @@ __all__ = [
     "budget_for",
     "call_tool",
     "capture",
+    "element_sources",
+    "elements",
     "fit_image",
     "fit_result",
     "fit_text",
     "get_backend",
+    "get_element_source",
     "get_plugin_manager",
     "hookimpl",
     "hookspec",
@@ -146,6 +164,8 @@ __all__ = [
     "reset_plugin_manager",
     "resolve_backend",
     "session_providers",
+    "set_of_mark",
+    "snapshot_text",
     "tool_registry",
     "unregister_plugin",
 ]

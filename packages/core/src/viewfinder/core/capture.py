@@ -9,7 +9,7 @@ import logging
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, ClassVar, TypeVar, cast
 
 from viewfinder.core.backend import Availability, CaptureBackend
 from viewfinder.core.errors import (
@@ -27,6 +27,7 @@ from viewfinder.core.screenshot import Screenshot
 log = logging.getLogger(__name__)
 
 BackendFactory = Callable[..., CaptureBackend]
+SpecT = TypeVar("SpecT", bound="BackendSpec")
 #: Where backend authors read what a backend must be; every plugin error points there.
 PLUGIN_GUIDE = "docs/plugins.md"
 
@@ -44,6 +45,12 @@ class BackendSpec:
     target: BackendFactory | str
     plugin: str
 
+    #: What the factory makes, named in errors, and the class it must be an instance of.
+    kind: ClassVar[str] = "capture backend"
+    product: ClassVar[type] = CaptureBackend
+    #: How to make a factory right, for the error when it made something else.
+    product_hint: ClassVar[str] = "subclass CaptureBackend and implement _capture()"
+
     @functools.cached_property
     def factory(self) -> BackendFactory:
         """The factory (imported now when it was registered by import path)."""
@@ -54,7 +61,7 @@ class BackendSpec:
             factory = getattr(importlib.import_module(module_name), attribute)
         except (ImportError, AttributeError) as exc:
             raise PluginError(
-                f"capture backend {self.name!r} of plugin {self.plugin!r} cannot be loaded "
+                f"{self.kind} {self.name!r} of plugin {self.plugin!r} cannot be loaded "
                 f"from {self.target!r}: {exc!r}; reinstall the plugin, or skip it with "
                 f"VIEWFINDER_DISABLE_PLUGINS={self.plugin}"
             ) from exc
@@ -92,27 +99,28 @@ class BackendSpec:
         ]
         return names, any(p.kind is p.VAR_KEYWORD for p in parameters)
 
-    def create(self, **options: Any) -> CaptureBackend:
-        """A backend made by the factory, checked to be one; plugin faults as PluginError."""
+    def create(self, **options: Any) -> Any:
+        """What the factory makes, checked to be a :attr:`product`; plugin faults as
+        PluginError (a :class:`CaptureBackend` for a capture backend)."""
         accepted, takes_any = self.options()
         unknown = set(options) - set(accepted)
         if unknown and not takes_any:
-            raise BackendOptionError(self.name, unknown, accepted)
+            raise BackendOptionError(self.name, unknown, accepted, self.kind)
         try:
             instance = self.factory(**options)
         except ViewfinderError:
             raise
         except Exception as exc:
             raise PluginError(
-                f"capture backend {self.name!r} of plugin {self.plugin!r} failed to start: "
-                f"{exc!r}. Its factory must return a CaptureBackend or raise a viewfinder "
-                f"error (see {PLUGIN_GUIDE})"
+                f"{self.kind} {self.name!r} of plugin {self.plugin!r} failed to start: "
+                f"{exc!r}. Its factory must return a {self.product.__name__} or raise a "
+                f"viewfinder error (see {PLUGIN_GUIDE})"
             ) from exc
-        if not isinstance(instance, CaptureBackend):
+        if not isinstance(instance, self.product):
             raise PluginError(
-                f"capture backend {self.name!r} of plugin {self.plugin!r} made a "
-                f"{type(instance).__name__}, not a viewfinder.core.CaptureBackend: subclass "
-                f"CaptureBackend and implement _capture() (see {PLUGIN_GUIDE})"
+                f"{self.kind} {self.name!r} of plugin {self.plugin!r} made a "
+                f"{type(instance).__name__}, not a {self.product.__module__.rsplit('.', 1)[0]}."
+                f"{self.product.__name__}: {self.product_hint} (see {PLUGIN_GUIDE})"
             )
         return instance
 
@@ -126,38 +134,53 @@ def _not_callable(plugin: str, name: str, factory: object) -> PluginError:
 
 def backend_specs() -> dict[str, BackendSpec]:
     """Every registered capture backend by name, asking the plugins afresh."""
-    specs: dict[str, BackendSpec] = {}
-    for plugin, hook in hook_per_plugin("viewfinder_register_capture_backends"):
+    return registered_specs("viewfinder_register_capture_backends", "capture backend", BackendSpec)
+
+
+def registered_specs(hook_name: str, kind: str, spec_class: type[SpecT]) -> dict[str, SpecT]:
+    """What the plugins register through ``hook_name`` (a ``register(name, factory)``
+    hook), as ``spec_class`` by name; a plugin that raises is logged and left out."""
+    specs: dict[str, SpecT] = {}
+    for plugin, hook in hook_per_plugin(hook_name):
+        register = functools.partial(_register, specs, plugin, kind=kind, spec_class=spec_class)
         try:
-            hook(register=functools.partial(_register, specs, plugin))
+            hook(register=register)
         except ViewfinderError:
             raise
-        except Exception:  # one plugin's bug must not hide the other backends
+        except Exception:  # one plugin's bug must not hide the others' registrations
             log.exception(
-                "plugin %r raised in viewfinder_register_capture_backends; its backends "
-                "are left out (see docs/plugins.md)",
+                "plugin %r raised in %s; its %ss are left out (see docs/plugins.md)",
                 plugin,
+                hook_name,
+                kind,
             )
     return specs
 
 
 def _register(
-    specs: dict[str, BackendSpec], plugin: str, name: str, factory: BackendFactory | str
+    specs: dict[str, Any],
+    plugin: str,
+    name: str,
+    factory: Callable[..., Any] | str,
+    *,
+    kind: str = "capture backend",
+    spec_class: type[BackendSpec] | None = None,
 ) -> None:
-    """The ``register(name, factory)`` callback handed to one plugin."""
+    """The ``register(name, factory)`` callback handed to one plugin (for a capture
+    backend, or another ``kind`` of factory whose spec is a ``spec_class``)."""
     if not isinstance(factory, str) and not callable(factory):
         raise _not_callable(plugin, name, factory)
     if isinstance(factory, str) and ":" not in factory:
         raise PluginError(
-            f"plugin {plugin!r} registered backend {name!r} as {factory!r}, which is "
+            f"plugin {plugin!r} registered {kind} {name!r} as {factory!r}, which is "
             f"neither a factory nor an import path 'package.module:Class' (see {PLUGIN_GUIDE})"
         )
     if name in specs and specs[name].plugin != plugin:
         raise PluginError(
-            f"capture backend {name!r} is registered by both {specs[name].plugin!r} "
+            f"{kind} {name!r} is registered by both {specs[name].plugin!r} "
             f"and {plugin!r}; disable one with VIEWFINDER_DISABLE_PLUGINS"
         )
-    specs[name] = BackendSpec(name=name, target=factory, plugin=plugin)
+    specs[name] = (spec_class or BackendSpec)(name=name, target=factory, plugin=plugin)
 
 
 def _best_available(specs: Mapping[str, BackendSpec], options: Mapping[str, Any]) -> BackendSpec:

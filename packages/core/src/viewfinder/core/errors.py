@@ -87,14 +87,21 @@ class EventFormatError(ViewfinderError, ValueError):
 
 
 class BackendOptionError(ViewfinderError, TypeError):
-    """A capture backend was given an option it does not take."""
+    """A capture backend (or another ``kind`` of plugin factory, an element source)
+    was given an option it does not take."""
 
-    def __init__(self, name: str, unknown: Iterable[str], accepted: Iterable[str]) -> None:
+    def __init__(
+        self,
+        name: str,
+        unknown: Iterable[str],
+        accepted: Iterable[str],
+        kind: str = "capture backend",
+    ) -> None:
         self.name = name
         self.unknown = sorted(unknown)
         self.accepted = sorted(accepted)
         super().__init__(
-            f"capture backend {name!r} takes no option {', '.join(map(repr, self.unknown))}; "
+            f"{kind} {name!r} takes no option {', '.join(map(repr, self.unknown))}; "
             f"its options are: {', '.join(self.accepted) or '(none)'}"
         )
 

@@ -18,6 +18,7 @@ import pluggy
 
 if TYPE_CHECKING:
     from viewfinder.core.backend import CaptureBackend
+    from viewfinder.core.element_sources import ElementSource
     from viewfinder.core.providers import ProviderFactory
     from viewfinder.core.screenshot import Screenshot
     from viewfinder.core.tools import Tool
@@ -144,4 +145,27 @@ def viewfinder_register_session_providers(register: RegisterProvider) -> None:
     :class:`~viewfinder.core.PluginError` naming both. Every implementation is called
     whenever the table is needed (``viewfinder.core.providers.session_providers()``);
     results are ignored.
+    """
+
+
+#: ``register(name, factory)``: the callback handed to
+#: :func:`viewfinder_register_element_sources`.
+RegisterElementSource = Callable[[str, "Callable[..., ElementSource] | str"], None]
+
+
+@hookspec
+def viewfinder_register_element_sources(register: RegisterElementSource) -> None:
+    """Register element sources (what is on a screen, named) by calling
+    ``register(name, factory)`` once per source.
+
+    ``factory(**options)`` returns a :class:`~viewfinder.core.element_sources.ElementSource`
+    whose ``read()`` gives an :class:`~viewfinder.core.ElementTree` (role, name, value,
+    states, box in screen pixels, a ref stable within the source's session). ``factory``
+    may be the import path ``"package.module:Class"``, imported only when that source is
+    used. Its keyword parameters are the source's options (``display``, ``url``, ...);
+    its ``availability(**options)`` and ``priority`` drive the choice of the best
+    source, as for capture backends. A name another plugin registered already is a
+    :class:`~viewfinder.core.PluginError` naming both. Every implementation is called
+    whenever the table is needed (``viewfinder.core.element_sources()``); results are
+    ignored.
     """

@@ -224,3 +224,32 @@ def escape_probe(secret: str | os.PathLike[str], port: int) -> str:
         "    print('connected')\n"
         "except OSError as exc:\n    print('connect refused:', type(exc).__name__)\n"
     )
+
+
+def huge_png(path: str | os.PathLike[str], width: int, height: int) -> Path:
+    """Write a black RGB PNG of ``width`` x ``height`` row by row, never holding its
+    pixels: a decompression bomb (13000x13000 weighs about 0.5 MB and decodes to
+    507 MB) for tests of whatever decodes images it is given."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    row = b"\x00" * (1 + 3 * width)  # filter byte "none", then black pixels
+    packer = zlib.compressobj(9)
+    rows_at_once = max(1, (8 << 20) // len(row))
+    compressed = []
+    for first in range(0, height, rows_at_once):
+        compressed.append(packer.compress(row * min(rows_at_once, height - first)))
+    compressed.append(packer.flush())
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    out = Path(path)
+    out.write_bytes(
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", b"".join(compressed))
+        + chunk(b"IEND", b"")
+    )
+    return out

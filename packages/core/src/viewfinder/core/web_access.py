@@ -1,15 +1,33 @@
-"""Who may use a viewfinder app served over HTTP: the address rule and the token gate.
+"""Who may use a viewfinder app served over HTTP: one guard in front of every web surface.
 
-``viewfinder serve``, ``viewfinder mcp --http`` and ``viewfinder view`` listen on
-loopback by default; any other address needs a token, which every request and
-WebSocket handshake must carry. :class:`TokenAuth` is a plain ASGI middleware (the
-standard library only, so core depends on no web framework): nothing reaches a route
-without the token. Accepted: ``Authorization: Bearer TOKEN``; HTTP basic auth with the
-token as the password (what clients send for ``http://user:TOKEN@host:port``); and,
-where the app asks for them, a cookie and a ``?token=`` query parameter (a browser
-cannot add a header to a page it opens: the first response then sets the cookie).
-A refused WebSocket handshake gets an HTTP 401 (the ASGI denial-response extension) or,
-where the server lacks it, a close with code 1008.
+``viewfinder serve``, ``mcp --http`` and ``view`` listen on loopback, where every web
+page the user opens can reach them. :class:`WebGuard`, a plain ASGI middleware (the
+standard library only), stands in front of each; nothing reaches a route without it
+(docs/security.md):
+
+- **Host allow-list** (DNS rebinding): the ``Host`` must name a loopback address
+  (``127.0.0.0/8``, ``::1``, ``localhost``) or the address the app listens on; anything
+  else gets 421. An app bound to every interface (``0.0.0.0``) needs a token, and then
+  takes any name.
+- **Origin**: a request or WebSocket handshake that carries an ``Origin`` must come from
+  the app's own origin (scheme, host and port of its ``Host``); ``null`` or any other
+  gets 403. A WebSocket carries cookies and no CORS, so its handshake is checked here.
+  A request without ``Origin`` (a script, curl, an MCP client) passes on to the token.
+- **No state change from a CORS-simple request**: ``POST``/``PUT``/``PATCH`` (and a
+  ``DELETE`` with a body) must be ``Content-Type: application/json`` (or ``+json``),
+  which a page of another origin cannot send without a preflight; otherwise 415.
+- **No framing**: every response carries ``X-Frame-Options: DENY`` and
+  ``Content-Security-Policy: frame-ancestors 'none'``.
+- **Token** (when the app has one; any address beyond loopback needs one):
+  ``Authorization: Bearer TOKEN``, HTTP basic auth with the token as the password
+  (``http://user:TOKEN@host:port``) and, for apps that serve pages, a cookie named after
+  the port (two viewers on one host keep their own) set from ``?token=TOKEN`` on a
+  ``GET``, which is answered with a redirect to the same address without the token.
+  Tokens are stripped and at least :data:`MIN_TOKEN_LENGTH` characters long.
+
+A refused WebSocket handshake gets the HTTP status (the ASGI denial-response extension)
+or else a close with code 1008. Apps are built with :func:`guard` and served only
+through :func:`require_guard`: an app without the guard cannot be served.
 """
 
 from __future__ import annotations
@@ -20,18 +38,39 @@ import hmac
 import ipaddress
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass, field
 from http.cookies import CookieError, SimpleCookie
-from typing import Any
-from urllib.parse import parse_qs
+from typing import Any, Protocol, TypeVar, overload
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+
+from viewfinder.core.errors import ViewfinderError
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+App = TypeVar("App")
 
 LOOPBACK_NAMES = frozenset({"localhost", "ip6-localhost"})
+WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
+#: The shortest token accepted (after stripping spaces around it).
+MIN_TOKEN_LENGTH = 8
+DEFAULT_HINT = "missing or wrong token: send 'Authorization: Bearer TOKEN'"
 _DENIAL = "websocket.http.response"
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+_FRAMING = [
+    (b"x-frame-options", b"DENY"),
+    (b"content-security-policy", b"frame-ancestors 'none'"),
+]
+
+
+class InvalidTokenError(ViewfinderError, ValueError):
+    """A token that no client could send, or too short to keep anyone out."""
+
+
+class UnguardedAppError(ViewfinderError, RuntimeError):
+    """An app about to be served without :class:`WebGuard` in front of it."""
 
 
 def is_loopback(host: str) -> bool:
@@ -42,6 +81,26 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def checked_token(token: str | None) -> str | None:
+    """``token`` without the spaces around it; :class:`InvalidTokenError` when what is
+    left is shorter than :data:`MIN_TOKEN_LENGTH` characters. None stays None."""
+    if token is None:
+        return None
+    stripped = token.strip()
+    if not stripped:
+        raise InvalidTokenError(
+            "the token is empty or only spaces; give at least "
+            f"{MIN_TOKEN_LENGTH} characters (e.g. python -c 'import secrets; "
+            "print(secrets.token_urlsafe())')"
+        )
+    if len(stripped) < MIN_TOKEN_LENGTH:
+        raise InvalidTokenError(
+            f"the token must be at least {MIN_TOKEN_LENGTH} characters long (spaces around "
+            f"it do not count); this one has {len(stripped)}"
+        )
+    return stripped
 
 
 def presented_token(headers: list[tuple[bytes, bytes]]) -> str | None:
@@ -57,8 +116,46 @@ def presented_token(headers: list[tuple[bytes, bytes]]) -> str | None:
                 decoded = base64.b64decode(credentials.strip(), validate=True).decode("utf-8")
             except (binascii.Error, UnicodeDecodeError):
                 return None
-            return decoded.partition(":")[2]
+            return decoded.partition(":")[2].strip()
     return None
+
+
+def json_detail(hint: str) -> dict[str, Any]:
+    """The default body of a refusal: ``{"detail": hint}``."""
+    return {"detail": hint}
+
+
+@dataclass(frozen=True)
+class WebAccess:
+    """Who may use one app, and how it says no.
+
+    ``host``: the address the app listens on (allowed in ``Host`` besides loopback
+    names). ``token``: what every request must present (None: no token; only for
+    loopback). ``pages``: the app serves pages to a browser, so the token may come as
+    ``?token=`` on a ``GET`` (then kept in a cookie per port) besides the
+    ``Authorization`` header. ``hint`` says how to send the token and ``body(hint)``
+    shapes a refusal's JSON (default ``{"detail": hint}``; the MCP server answers a
+    JSON-RPC error). ``name`` goes into the cookie's name.
+    """
+
+    host: str = "127.0.0.1"
+    token: str | None = None
+    pages: bool = False
+    hint: str = DEFAULT_HINT
+    body: Callable[[str], Any] = field(default=json_detail, compare=False)
+    name: str = "viewfinder"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "token", checked_token(self.token))
+        if self.host.strip("[]").lower() in WILDCARD_HOSTS and self.token is None:
+            raise InvalidTokenError(
+                f"listening on {self.host or 'every address'} needs a token that every "
+                "client must present"
+            )
+
+    def cookie_name(self, port: int | None) -> str:
+        """The cookie holding the token of the app on ``port`` (a cookie ignores ports)."""
+        return f"{self.name}_token_{port or 0}"
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -68,99 +165,235 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-def json_detail(hint: str) -> dict[str, Any]:
-    """The default body of a refusal: ``{"detail": hint}``."""
-    return {"detail": hint}
+def _split_host(value: str) -> tuple[str, int | None]:
+    """``"[::1]:8000"`` -> ``("::1", 8000)``; ValueError when it is not host[:port]."""
+    parts = urlsplit(f"//{value}")
+    hostname = parts.hostname
+    if not hostname or parts.username is not None or parts.path or parts.query:
+        raise ValueError(value)
+    return hostname.lower(), parts.port
 
 
-class TokenAuth:
-    """Refuses (401) every HTTP request and WebSocket that does not carry ``token``.
+def _origin_of(scope: Scope, host: str) -> tuple[str, str, int]:
+    """The app's own origin (scheme, host, port) as a page that reached ``host`` sees it."""
+    secure = scope.get("scheme") in ("https", "wss")
+    hostname, port = _split_host(host)
+    return ("https" if secure else "http", hostname, port or (443 if secure else 80))
 
-    ``hint`` says how to send the token; ``body(hint)`` shapes the JSON of a refusal
-    (default ``{"detail": hint}``; the MCP server answers a JSON-RPC error). ``cookie``
-    and ``query_param`` name the extra places a browser page keeps the token in.
-    Other ASGI scopes (lifespan) pass through.
-    """
 
-    def __init__(
-        self,
-        app: ASGIApp,
-        token: str,
-        *,
-        hint: str = "missing or wrong token: send 'Authorization: Bearer TOKEN'",
-        body: Callable[[str], Any] = json_detail,
-        cookie: str | None = None,
-        query_param: str | None = None,
-    ) -> None:
-        if not token:
-            raise ValueError("TokenAuth needs a non-empty token")
+class WebGuard:
+    """The ASGI middleware that checks every request and WebSocket handshake against
+    ``access`` (see the module docstring). Other ASGI scopes (lifespan) pass through."""
+
+    def __init__(self, app: ASGIApp, access: WebAccess) -> None:
         self.app = app
-        self._token = token.encode("utf-8")
-        self._hint = hint
-        self._body = body
-        self._cookie = cookie
-        self._query_param = query_param
-
-    def _matches(self, given: str | None) -> bool:
-        return given is not None and hmac.compare_digest(given.encode("utf-8"), self._token)
-
-    def _presented(self, scope: Scope) -> tuple[bool, bool]:
-        """(allowed, came in the address) for this request."""
-        if self._matches(presented_token(scope.get("headers", []))):
-            return True, False
-        if self._cookie is not None:
-            cookies: SimpleCookie = SimpleCookie()
-            try:
-                cookies.load(_header(scope, b"cookie") or "")
-            except CookieError:  # a malformed Cookie header is no token
-                cookies = SimpleCookie()
-            if self._cookie in cookies and self._matches(cookies[self._cookie].value):
-                return True, False
-        if self._query_param is not None:
-            query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-            if any(self._matches(value) for value in query.get(self._query_param, [])):
-                return True, True
-        return False, False
+        self.access = access
+        self._token = access.token.encode("utf-8") if access.token else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        allowed, in_address = self._presented(scope)
-        if not allowed:
-            await self._refuse(scope, receive, send)
-        elif in_address and self._cookie is not None and scope["type"] == "http":
-            await self.app(scope, receive, self._setting_cookie(send))
-        else:
-            await self.app(scope, receive, send)
+        refusal = self._refusal(scope)
+        if refusal is not None:
+            status, reason = refusal
+            await self._refuse(scope, receive, send, status, reason)
+            return
+        if self._token is not None:
+            allowed, in_address = self._presented(scope)
+            if not allowed:
+                await self._refuse(scope, receive, send, 401, self.access.hint)
+                return
+            if in_address:
+                await self._redirect_without_token(scope, send)
+                return
+        await self.app(scope, receive, _framed(send) if scope["type"] == "http" else send)
 
-    def _setting_cookie(self, send: Send) -> Send:
+    # -- the checks ----------------------------------------------------------------------
+
+    def _refusal(self, scope: Scope) -> tuple[int, str] | None:
+        host = _header(scope, b"host")
+        if host is None:
+            return 421, "no Host header: say which server you meant"
+        try:
+            hostname, _ = _split_host(host)
+        except ValueError:
+            return 421, f"the Host {host[:80]!r} is not a host name; open http://127.0.0.1:PORT/"
+        if not self._host_allowed(scope, hostname):
+            return 421, (
+                f"this server answers to its own address and loopback names, not "
+                f"{hostname[:80]!r}; open it as http://127.0.0.1:PORT/"
+            )
+        origin = _header(scope, b"origin")
+        if origin is not None and not self._same_origin(scope, host, origin):
+            return 403, (
+                f"requests from other origins ({origin[:80]}) are refused: a web page may "
+                "not use this server"
+            )
+        method = scope.get("method", "GET")
+        content_type = (_header(scope, b"content-type") or "").partition(";")[0].strip().lower()
+        body_expected = method in _BODY_METHODS or (method == "DELETE" and content_type)
+        if scope["type"] == "http" and body_expected and not _is_json(content_type):
+            return 415, (
+                f"{method} needs 'Content-Type: application/json' (got "
+                f"{content_type[:60] or 'none'!r}); a form or text/plain body is refused"
+            )
+        return None
+
+    def _host_allowed(self, scope: Scope, hostname: str) -> bool:
+        if is_loopback(hostname):
+            return True
+        bound = {self.access.host.strip("[]").lower()}
+        server = scope.get("server")
+        if server:
+            bound.add(str(server[0]).strip("[]").lower())
+        if hostname in bound:
+            return True
+        # bound to every interface: only with a token (WebAccess insists), which a
+        # rebinding page has not got
+        return bool(bound & WILDCARD_HOSTS)
+
+    @staticmethod
+    def _same_origin(scope: Scope, host: str, origin: str) -> bool:
+        if origin.strip().lower() == "null":
+            return False
+        parts = urlsplit(origin.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return False
+        try:
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:
+            return False
+        return (parts.scheme, parts.hostname.lower(), port) == _origin_of(scope, host)
+
+    def _matches(self, given: str | None) -> bool:
+        assert self._token is not None
+        return given is not None and hmac.compare_digest(given.encode("utf-8"), self._token)
+
+    def _port(self, scope: Scope) -> int | None:
+        server = scope.get("server")
+        return int(server[1]) if server and server[1] is not None else None
+
+    def _presented(self, scope: Scope) -> tuple[bool, bool]:
+        """(allowed, came in the address) for this request."""
+        if self._matches(presented_token(scope.get("headers", []))):
+            return True, False
+        if not self.access.pages:
+            return False, False
+        cookies: SimpleCookie = SimpleCookie()
+        try:
+            cookies.load(_header(scope, b"cookie") or "")
+        except CookieError:  # a malformed Cookie header is no token
+            cookies = SimpleCookie()
+        name = self.access.cookie_name(self._port(scope))
+        if name in cookies and self._matches(cookies[name].value):
+            return True, False
+        if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD"):
+            query = parse_qsl(scope.get("query_string", b"").decode("latin-1"))
+            if any(key == "token" and self._matches(value.strip()) for key, value in query):
+                return True, True
+        return False, False
+
+    # -- the answers ---------------------------------------------------------------------
+
+    async def _redirect_without_token(self, scope: Scope, send: Send) -> None:
+        """Set the cookie and send the page to its address without ``?token=``, so the
+        token is neither in the address bar, the history nor a ``Referer``."""
+        assert self._token is not None
+        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), True)
+        kept = urlencode([(key, value) for key, value in query if key != "token"])
+        path = quote(scope.get("root_path", "") + scope.get("path", "/"), safe="/:@!$&'()*+,;=")
+        location = path + (f"?{kept}" if kept else "")
         cookie = (
-            f"{self._cookie}={self._token.decode('utf-8')}; Path=/; HttpOnly; SameSite=Strict"
-        ).encode("latin-1")
+            f"{self.access.cookie_name(self._port(scope))}={self._token.decode('utf-8')}; "
+            "Path=/; HttpOnly; SameSite=Strict"
+        )
+        headers = [
+            (b"location", location.encode("latin-1", "replace")),
+            (b"set-cookie", cookie.encode("latin-1")),
+            (b"cache-control", b"no-store"),
+            (b"referrer-policy", b"no-referrer"),
+            (b"content-length", b"0"),
+            *_FRAMING,
+        ]
+        await send({"type": "http.response.start", "status": 303, "headers": headers})
+        await send({"type": "http.response.body", "body": b""})
 
-        async def wrapped(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), (b"set-cookie", cookie)]
-            await send(message)
-
-        return wrapped
-
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = json.dumps(self._body(self._hint)).encode("utf-8")
+    async def _refuse(
+        self, scope: Scope, receive: Receive, send: Send, status: int, reason: str
+    ) -> None:
+        body = json.dumps(self.access.body(reason)).encode("utf-8")
         headers = [
             (b"content-type", b"application/json"),
-            (b"www-authenticate", b'Bearer realm="viewfinder"'),
             (b"content-length", str(len(body)).encode("ascii")),
+            *_FRAMING,
         ]
+        if status == 401:
+            headers.append((b"www-authenticate", b'Bearer realm="viewfinder"'))
         if scope["type"] == "http":
-            await send({"type": "http.response.start", "status": 401, "headers": headers})
+            await send({"type": "http.response.start", "status": status, "headers": headers})
             await send({"type": "http.response.body", "body": body})
         elif _DENIAL in scope.get("extensions", {}):
-            await send({"type": "websocket.http.response.start", "status": 401, "headers": headers})
+            await send(
+                {"type": "websocket.http.response.start", "status": status, "headers": headers}
+            )
             await send({"type": "websocket.http.response.body", "body": body})
         else:
             await receive()  # the websocket.connect event
-            await send(
-                {"type": "websocket.close", "code": 1008, "reason": "missing or wrong token"}
-            )
+            await send({"type": "websocket.close", "code": 1008, "reason": reason[:120]})
+
+
+def _is_json(content_type: str) -> bool:
+    return content_type == "application/json" or (
+        content_type.startswith("application/") and content_type.endswith("+json")
+    )
+
+
+def _framed(send: Send) -> Send:
+    async def wrapped(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message["headers"] = [*message.get("headers", []), *_FRAMING]
+        await send(message)
+
+    return wrapped
+
+
+class MiddlewareHost(Protocol):
+    """An app that takes middleware (Starlette, FastAPI)."""
+
+    def add_middleware(self, middleware_class: Any, *args: Any, **kwargs: Any) -> None: ...
+
+
+Hosting = TypeVar("Hosting", bound=MiddlewareHost)
+
+
+@overload
+def guard(app: Hosting, access: WebAccess) -> Hosting: ...
+@overload
+def guard(app: ASGIApp, access: WebAccess) -> WebGuard: ...
+def guard(app: Any, access: WebAccess) -> Any:
+    """``app`` behind :class:`WebGuard`: a Starlette/FastAPI app gets it as its outermost
+    middleware (and stays the app, with its ``state``); any other ASGI app is wrapped."""
+    if hasattr(app, "add_middleware"):
+        app.add_middleware(WebGuard, access=access)
+        return app
+    return WebGuard(app, access)
+
+
+def is_guarded(app: object) -> bool:
+    """Whether nothing reaches ``app``'s routes without passing :class:`WebGuard`."""
+    if isinstance(app, WebGuard):
+        return True
+    middleware = getattr(app, "user_middleware", None) or []
+    return bool(middleware) and getattr(middleware[0], "cls", None) is WebGuard
+
+
+def require_guard(app: App) -> App:
+    """``app``, or :class:`UnguardedAppError` when it is not behind :class:`WebGuard`:
+    every server of viewfinder calls this before it serves."""
+    if not is_guarded(app):
+        raise UnguardedAppError(
+            f"{type(app).__name__} is not behind viewfinder.core.web_access.WebGuard; "
+            "build it with web_access.guard(app, WebAccess(...)) before serving it"
+        )
+    return app

@@ -17,6 +17,7 @@ from viewfinder.xvfb import access, server, state
 from viewfinder.xvfb.framebuffer import Framebuffer
 
 if TYPE_CHECKING:
+    from viewfinder.xvfb.accessibility_bus import AccessibilityBus
     from viewfinder.xvfb.backend import XvfbBackend
     from viewfinder.xvfb.input import XInput
 
@@ -38,6 +39,11 @@ class Display:
     :meth:`stop` leaves no process, socket, lock file or framebuffer behind. Displays a
     program forgets to stop are stopped when the interpreter exits. Xvfb runs with
     ``-nolisten tcp -noreset`` (see :data:`~viewfinder.xvfb.server.COMMON_ARGS`).
+
+    ``accessibility=True`` also starts a session D-Bus and the AT-SPI accessibility bus
+    with the display (:meth:`start_accessibility` does it later), so the apps started
+    with :meth:`env` publish their accessibility trees (see docs/elements.md); they
+    stop with the display.
     """
 
     def __init__(
@@ -49,6 +55,7 @@ class Display:
         dpi: int | None = None,
         extra_args: Sequence[str] = (),
         start_timeout: float = 20.0,
+        accessibility: bool = False,
     ) -> None:
         self._args = [*server.screen_args(width, height, depth, dpi), *extra_args]
         self._width, self._height, self.depth, self.dpi = width, height, depth, dpi
@@ -62,6 +69,8 @@ class Display:
         self._framebuffer: Framebuffer | None = None
         self._state: state.DisplayState | None = None
         self._guest: int | None = None
+        self._accessibility = accessibility
+        self._bus: AccessibilityBus | None = None
 
     # -- lifetime -------------------------------------------------------------------
 
@@ -99,6 +108,12 @@ class Display:
                 self._stop_locked(timeout=2.0)
                 raise
             self._guest = None
+            if self._accessibility:
+                try:
+                    self.start_accessibility()
+                except BaseException:
+                    self._stop_locked(timeout=2.0)
+                    raise
             try:
                 self._state = state.snapshot(self.name)
             except Exception:  # restore_state() then has nothing to go back to
@@ -132,6 +147,9 @@ class Display:
 
     def _stop_locked(self, timeout: float) -> None:
         self.close_input()
+        if self._bus is not None:
+            self._bus.stop(timeout=timeout)
+            self._bus = None
         if self._framebuffer is not None:
             self._framebuffer.close()
             self._framebuffer = None
@@ -213,7 +231,31 @@ class Display:
         environment = dict(os.environ if base is None else base)
         environment["DISPLAY"] = self.name
         environment.pop("XAUTHORITY", None)
+        if self._bus is not None:
+            environment.update(self._bus.env())
+            environment.pop("NO_AT_BRIDGE", None)  # it turns GTK's accessibility off
         return environment
+
+    def start_accessibility(self) -> AccessibilityBus:
+        """Start the session and accessibility buses of this display (idempotent).
+
+        Apps started afterwards with :meth:`env` publish their trees there; the buses
+        stop with the display. Raises :class:`~viewfinder.core.DependencyMissingError`
+        when dbus-daemon or at-spi2-core is not installed.
+        """
+        from viewfinder.xvfb.accessibility_bus import AccessibilityBus
+
+        with self._lock:
+            if self._bus is None:
+                if self._fbdir is None:
+                    raise RuntimeError("the display has not been started; call start() first")
+                self._bus = AccessibilityBus(self.name, self._fbdir).start()
+            return self._bus
+
+    @property
+    def accessibility_bus(self) -> AccessibilityBus | None:
+        """The display's accessibility buses while they run (None when not started)."""
+        return self._bus
 
     # -- what you do with it ----------------------------------------------------------
 
@@ -249,6 +291,8 @@ class Display:
             return False
         try:
             state.restore(self.name, snapshot)
+            if self._bus is not None:  # a session may have pointed AT_SPI_BUS elsewhere
+                self._bus.publish()
         except Exception:  # a display that dies meanwhile: the caller replaces it
             return False
         return True

@@ -1,17 +1,24 @@
-"""Registers the ``xvfb`` capture backend and the ``viewfinder display`` commands."""
+"""Registers the ``xvfb`` capture backend, the ``atspi`` element source and the
+``viewfinder display`` commands."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from viewfinder.core import hookimpl
-from viewfinder.core.hookspecs import RegisterBackend
+from viewfinder.core.hookspecs import RegisterBackend, RegisterElementSource
 
 
 @hookimpl
 def viewfinder_register_capture_backends(register: RegisterBackend) -> None:
     # by import path: the backend module loads only when a capture uses it
     register("xvfb", "viewfinder.xvfb.backend:XvfbBackend")
+
+
+@hookimpl
+def viewfinder_register_element_sources(register: RegisterElementSource) -> None:
+    # by import path: jeepney loads only when the elements of a display are read
+    register("atspi", "viewfinder.xvfb.atspi_source:AtspiSource")
 
 
 @hookimpl

@@ -1,0 +1,140 @@
+"""What is on a screen, named: elements of an accessibility tree.
+
+An :class:`Element` is one node a source read (an AT-SPI accessible of an X11 app, a
+node of a page's accessibility tree): its role, name, value, states, the box it covers
+in screen pixels, and a ``ref`` ("e12") that names the same element on the next read
+of the same session. An :class:`ElementTree` is one read: the top-level elements, and
+a ``reason`` when it is empty (an app that exposes nothing, Tk, says so there).
+
+A leaf module: it imports only core models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from viewfinder.core.geometry import Region
+
+#: Roles an agent can act on: a snapshot keeps these even when they have no name.
+INTERACTIVE_ROLES = frozenset(
+    {
+        "button",
+        "check box",
+        "check menu item",
+        "checkbox",
+        "combo box",
+        "combobox",
+        "entry",
+        "link",
+        "list item",
+        "listbox",
+        "menu",
+        "menu item",
+        "menuitem",
+        "menuitemcheckbox",
+        "menuitemradio",
+        "option",
+        "page tab",
+        "password text",
+        "push button",
+        "radio button",
+        "radio menu item",
+        "radio",
+        "scroll bar",
+        "scrollbar",
+        "searchbox",
+        "slider",
+        "spin button",
+        "spinbutton",
+        "switch",
+        "tab",
+        "text",
+        "textbox",
+        "toggle button",
+        "tree item",
+        "treeitem",
+    }
+)
+
+
+class Element(BaseModel):
+    """One element on a screen: what it is, what it says, where it is.
+
+    - ``ref``: stable within a session: the same element (the same path of role, name
+      and index among its like-named siblings, from the root) has the same ref on every
+      read of that session.
+    - ``role``: lower-case words as the source names it (``"push button"`` from
+      AT-SPI, ``"button"`` from a page).
+    - ``box``: the rectangle it covers, in screen pixels (page CSS pixels where the
+      source cannot place the page on a screen: see :attr:`ElementTree.coordinates`);
+      None when it has no area on the screen (hidden, scrolled away, zero-sized).
+    - ``states``: lower-case names (``"focused"``, ``"visible"``, ``"showing"``,
+      ``"enabled"``, ``"checked"``, ...).
+    - ``parent``: the ref of the element containing it (None at the top).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    ref: str
+    role: str
+    name: str = ""
+    value: str | None = None
+    states: frozenset[str] = frozenset()
+    box: Region | None = None
+    parent: str | None = None
+    children: tuple[Element, ...] = ()
+
+    @property
+    def interactive(self) -> bool:
+        """True for a role an agent acts on (a button, a field, a link, ...)."""
+        return self.role in INTERACTIVE_ROLES
+
+    @property
+    def visible(self) -> bool:
+        """True when it covers pixels on the screen and the source did not say it is hidden."""
+        if self.box is None:
+            return False
+        return "invisible" not in self.states and "hidden" not in self.states
+
+    def walk(self) -> Iterator[Element]:
+        """This element and every element below it, depth first, in document order."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+class ElementTree(BaseModel):
+    """One read of what is on a screen.
+
+    ``roots`` are the top-level elements (one per application window on a desktop,
+    the page's root on a page). ``reason`` says why the tree is empty, or what is
+    missing from it (an app that exposes no accessibility tree); an empty tree is an
+    answer, never an error. ``coordinates`` says what the boxes are measured in:
+    ``"screen"`` pixels of the display, or ``"page"`` CSS pixels of a page that is not
+    on a viewfinder display.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: str
+    roots: tuple[Element, ...] = ()
+    reason: str = ""
+    coordinates: Literal["screen", "page"] = "screen"
+    read_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+    def walk(self) -> Iterator[Element]:
+        """Every element, depth first, in document order."""
+        for root in self.roots:
+            yield from root.walk()
+
+    def find(self, ref: str) -> Element | None:
+        """The element with ``ref``, or None when this read has none."""
+        return next((element for element in self.walk() if element.ref == ref), None)
+
+    def count(self) -> int:
+        """How many elements this read holds."""
+        return sum(1 for _ in self.walk())

@@ -1,0 +1,236 @@
+"""The element facade: find element sources through plugins and read a tree with one.
+
+Sources register through the ``viewfinder_register_element_sources`` hook
+(``register(name, factory)``), the way capture backends do; ``factory(**options)``
+returns an :class:`ElementSource`. :func:`elements` reads one tree with a one-off
+source; keep a source from :func:`get_element_source` to read again with refs that
+stay the same for the same elements::
+
+    with get_element_source("atspi", display=":7") as source:
+        first = source.read()
+        again = source.read()      # the 'Save' button has the same ref in both
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal, cast
+
+from viewfinder.core.backend import Availability
+from viewfinder.core.capture import BackendSpec, registered_specs
+from viewfinder.core.element import Element, ElementTree
+from viewfinder.core.errors import ViewfinderError
+from viewfinder.core.geometry import Region
+
+log = logging.getLogger(__name__)
+
+HOOK = "viewfinder_register_element_sources"
+#: Names the source :func:`elements` uses when none is given.
+SOURCE_ENV = "VIEWFINDER_ELEMENT_SOURCE"
+
+
+class ElementSourceError(ViewfinderError):
+    """An element source could not be found, made or read."""
+
+
+class UnknownElementSourceError(ElementSourceError, LookupError):
+    """An element source was asked for by a name no plugin registered."""
+
+    def __init__(self, name: str, available: Sequence[str]) -> None:
+        self.name = name
+        super().__init__(
+            f"unknown element source {name!r}; registered sources: "
+            f"{', '.join(sorted(available)) or 'none'} (install viewfinder-xvfb for "
+            "'atspi', viewfinder-cdp for 'cdp')"
+        )
+
+
+@dataclass
+class ElementNode:
+    """One element as a source reads it, before it gets its ref."""
+
+    role: str
+    name: str = ""
+    value: str | None = None
+    states: frozenset[str] = frozenset()
+    box: Region | None = None
+    children: list[ElementNode] = field(default_factory=list)
+
+
+@dataclass
+class ElementRead:
+    """What :meth:`ElementSource._read` returns: the top-level nodes, and why there are
+    none (or what is missing), and what the boxes are measured in."""
+
+    roots: list[ElementNode]
+    reason: str = ""
+    coordinates: Literal["screen", "page"] = "screen"
+
+
+class RefTable:
+    """Refs ``e1``, ``e2``, ... handed out once per element path, for one session.
+
+    An element's path is the (role, name, index among its siblings of that role and
+    name) of it and of every element above it: a sibling added elsewhere, or a box
+    that moved, leaves the ref as it was; a renamed element is a new element.
+    """
+
+    def __init__(self) -> None:
+        self._refs: dict[tuple[tuple[str, str, int], ...], str] = {}
+
+    def ref_for(self, path: tuple[tuple[str, str, int], ...]) -> str:
+        ref = self._refs.get(path)
+        if ref is None:
+            ref = self._refs[path] = f"e{len(self._refs) + 1}"
+        return ref
+
+    def build(self, nodes: Sequence[ElementNode]) -> tuple[Element, ...]:
+        """The elements of ``nodes``, each with its ref."""
+        return self._build(nodes, (), None)
+
+    def _build(
+        self,
+        nodes: Sequence[ElementNode],
+        above: tuple[tuple[str, str, int], ...],
+        parent: str | None,
+    ) -> tuple[Element, ...]:
+        seen: dict[tuple[str, str], int] = {}
+        built = []
+        for node in nodes:
+            index = seen[(node.role, node.name)] = seen.get((node.role, node.name), -1) + 1
+            path = (*above, (node.role, node.name, index))
+            ref = self.ref_for(path)
+            built.append(
+                Element(
+                    ref=ref,
+                    role=node.role,
+                    name=node.name,
+                    value=node.value,
+                    states=node.states,
+                    box=node.box,
+                    parent=parent,
+                    children=self._build(node.children, path, ref),
+                )
+            )
+        return tuple(built)
+
+
+class ElementSource(ABC):
+    """Base class of element sources: subclasses implement :meth:`_read`.
+
+    :meth:`read` turns what :meth:`_read` found into an :class:`ElementTree` whose refs
+    stay the same across reads of this source (see :class:`RefTable`).
+    """
+
+    #: Name under which the source is registered.
+    name: ClassVar[str] = "unnamed"
+    #: Order when picking the best available source (higher first; < 0: never picked).
+    priority: ClassVar[int] = 0
+
+    def __init__(self) -> None:
+        self._refs = RefTable()
+
+    @classmethod
+    def availability(cls, **options: Any) -> Availability:
+        """Whether this source, made with ``options``, can read here; why not if not."""
+        return Availability.yes()
+
+    def read(self) -> ElementTree:
+        """What is on the screen now, as a tree of elements with session-stable refs."""
+        found = self._read()
+        return ElementTree(
+            source=self.name,
+            roots=self._refs.build(found.roots),
+            reason=found.reason,
+            coordinates=found.coordinates,
+        )
+
+    @abstractmethod
+    def _read(self) -> ElementRead:
+        """Read the tree. An app that exposes nothing is an empty read with a reason."""
+
+    def close(self) -> None:
+        """Release what the source holds (bus connections, browsers)."""
+
+    def __enter__(self) -> ElementSource:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+SourceFactory = Callable[..., ElementSource]
+
+
+class ElementSourceSpec(BackendSpec):
+    """A registered element source: its name, factory (or its import path) and plugin.
+
+    Options, priority and availability are read from the factory as for a capture
+    backend (:class:`~viewfinder.core.BackendSpec`).
+    """
+
+    kind = "element source"
+    product = ElementSource
+    product_hint = "subclass viewfinder.core.element_sources.ElementSource and implement _read()"
+
+    def takes(self, options: dict[str, Any]) -> bool:
+        accepted, takes_any = self.options()
+        return takes_any or not set(options) - set(accepted)
+
+    def create(self, **options: Any) -> ElementSource:
+        """A source made by the factory, checked to be an :class:`ElementSource`."""
+        return cast(ElementSource, super().create(**options))
+
+
+def element_sources() -> dict[str, ElementSourceSpec]:
+    """Every registered element source by name, asking the plugins afresh."""
+    return registered_specs(HOOK, "element source", ElementSourceSpec)
+
+
+def resolve_element_source(name: str | None = None, **options: Any) -> ElementSourceSpec:
+    """The spec for ``name``, else ``$VIEWFINDER_ELEMENT_SOURCE``, else the best one
+    that takes ``options`` and says it can read with them (``url=`` picks a page's
+    source, ``display=`` a desktop's)."""
+    specs = element_sources()
+    chosen = name or os.environ.get(SOURCE_ENV) or None
+    if chosen is not None:
+        if chosen not in specs:
+            raise UnknownElementSourceError(chosen, list(specs))
+        return specs[chosen]
+    reasons = []
+    for spec in sorted(specs.values(), key=lambda s: -s.priority):
+        if spec.priority < 0 or not spec.takes(options):
+            continue
+        availability = spec.availability(**options)
+        if availability:
+            return spec
+        reasons.append(f"{spec.name}: {availability.reason}")
+    raise ElementSourceError(
+        f"no element source can read here ({'; '.join(reasons) or 'none is installed'}). "
+        "Name an X display (display=':N', `--display :N`) or a page (url=..., `--url`)."
+    )
+
+
+def get_element_source(name: str | None = None, **options: Any) -> ElementSource:
+    """Make an element source (see :func:`resolve_element_source`) with ``options``;
+    refused with the source's reason when it cannot read with them."""
+    spec = resolve_element_source(name, **options)
+    availability = spec.availability(**options)
+    if not availability:
+        raise ElementSourceError(f"element source {spec.name!r} cannot read: {availability.reason}")
+    return spec.create(**options)
+
+
+def elements(source: str | None = None, **options: Any) -> ElementTree:
+    """Read the elements on a screen once with a one-off source.
+
+    ``source`` picks by name (``"atspi"``, ``"cdp"``); without it
+    ``$VIEWFINDER_ELEMENT_SOURCE`` or the best available source for ``options``
+    (``display=":7"``, ``url="http://..."``, ``cdp_url=...``) is used.
+    """
+    with get_element_source(source, **options) as instance:
+        return instance.read()
