@@ -192,7 +192,7 @@ def test_a_change_drawn_after_the_tool_returned_is_reported_and_waited_for_next_
     later; the next action says the screen changed after the last screenshot and shows
     it; the session then waits long enough for the same click."""
     app = start_app("repaint", "--delay", "400")
-    options = SettleOptions(change_timeout=0.1, patience=0.1)
+    options = SettleOptions(patience=0.1)
     with ComputerTool(display, target="XGA", settle=options) as tool:
         early = click_go(tool, app)
         app.wait_for(lambda s: s["effects"] == 1, "the late repaint")
@@ -239,7 +239,8 @@ def test_the_memory_of_late_changes_is_bounded_and_fades() -> None:
     memory.record(0.4)
     assert memory.hold(options) == pytest.approx(0.4 * 1.25 + options.quiet)
     memory.record(5.0)
-    assert memory.hold(options) == options.timeout - options.quiet  # never past the deadline
+    # never more than the wait for a first change, however late a change came
+    assert memory.hold(options) == options.change_timeout + options.quiet
     for _ in range(3):
         memory.record(None)
     assert memory.hold(options) == 0.0

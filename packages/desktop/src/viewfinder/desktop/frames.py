@@ -31,6 +31,10 @@ if TYPE_CHECKING:
     from viewfinder.xvfb.grab import ScreenGrab
 
 
+#: A late change teaches a longer wait only when it came this soon after the wait ended.
+LEARN_WINDOW_S = 0.5
+
+
 @dataclass(frozen=True)
 class LateChange:
     """The screen changed visibly after the last screenshot the model got.
@@ -71,8 +75,9 @@ class ScreenFrames:
         self.memory = SettleMemory()
         #: The last frame grabbed, when, and the change watch's generation then.
         self._last: tuple[Image.Image, datetime, int] | None = None
-        #: The frame the model last got, and when the action it answered began.
-        self._shown: tuple[Image.Image, float | None] | None = None
+        #: The frame the model last got, when the action it answered began, and when its
+        #: wait ended (monotonic; None: no action, a look).
+        self._shown: tuple[Image.Image, float | None, float] | None = None
         self.changes = open_changes(self.display_name, self._raw_pixels, options)
 
     @property
@@ -104,20 +109,24 @@ class ScreenFrames:
                 after_s = None if drawn is None or shown[1] is None else drawn - shown[1]
                 late = LateChange(None if after_s is None else round(after_s, 3), pixels)
         if shown is not None and shown[1] is not None:
-            self.memory.record(self._late_seconds(late))
+            self.memory.record(self._late_seconds(late, shown[2] - shown[1]))
         return Before(frame, at, late)
 
-    def _late_seconds(self, late: LateChange | None) -> float | None:
-        """What a late change teaches: its time, when the deadline could have caught it.
+    def _late_seconds(self, late: LateChange | None, waited_s: float) -> float | None:
+        """What a late change teaches: its time after the action, when it is known and
+        came within :data:`LEARN_WINDOW_S` after the wait ended.
 
-        A change later than the deadline was not waited for and could not have been
-        (someone else's, or an app far slower than the bound): it is reported, not learned.
+        Polling cannot tell when a change came, and a time before the wait ended is a
+        stale server clock: those are reported, not learned. A change later than the
+        window is more likely someone else's doing than the app's (and one past the
+        deadline could not have been waited for).
         """
-        if late is None:
+        if late is None or late.after_s is None:
             return None
-        if late.after_s is None:
-            return self.options.timeout / 2  # polling cannot tell when: wait longer
-        return late.after_s if late.after_s < self.options.timeout else None
+        after_wait = late.after_s - waited_s
+        if not 0 <= after_wait <= LEARN_WINDOW_S or late.after_s >= self.options.timeout:
+            return None
+        return late.after_s
 
     def settle_after(
         self,
@@ -144,12 +153,12 @@ class ScreenFrames:
             typed=typed,
         )
         frame, at = self.grab()
-        self._shown = (frame, started)
+        self._shown = (frame, started, started + report.waited_s)
         return report, frame, at
 
     def shown(self, frame: Image.Image) -> None:
         """The model got ``frame`` without an action (a screenshot, a zoom)."""
-        self._shown = (frame, None)
+        self._shown = (frame, None, 0.0)
 
     def _raw_pixels(self) -> bytearray:
         """The screen's raw pixels, for change detection by polling (no image built)."""

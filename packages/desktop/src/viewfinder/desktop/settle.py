@@ -18,9 +18,10 @@ caret blinks meanwhile. :func:`settle` waits for what the action does:
    several steps is seen whole.
 4. **What the session has taught** (:class:`SettleMemory`): when the screen changed
    after the tool had returned (the next action finds it), the wait after the actions
-   that follow lasts at least until that late change's time (x1.25, plus ``quiet``),
-   for as long as one of the last 8 actions had such a change (one drawn before the
-   deadline could have caught it; a later one is reported, not learned).
+   that follow lasts at least until that late change's time (x1.25, plus ``quiet``;
+   at most 0.55 s), for as long as one of the last 8 actions had such a change. Only a change drawn
+   within 0.5 s after the wait ended, before the deadline, and timed by the X server
+   teaches this; any other is reported, not learned (another actor's click, polling).
 5. **A hard deadline**: ``timeout`` s (2) after the action began, whatever the
    measuring costs; a screen still changing then (a spinner, a video) is taken as it is
    and the report says it was still changing. Typing adds ``per_character`` s per
@@ -149,7 +150,8 @@ class SettleMemory:
     :meth:`record` once per action, with the seconds from the action's start to a change
     found after the tool had returned (None: none was found). :meth:`hold` is the wait
     the next action should at least have: the latest of the last :data:`MEMORY_ACTIONS`
-    such times, x1.25, plus ``quiet``; never past the deadline.
+    such times, x1.25, plus ``quiet``; at most the longer of ``patience`` and
+    ``change_timeout`` plus ``quiet`` (0.55 s), never past the deadline.
     """
 
     def __init__(self, actions: int = MEMORY_ACTIONS) -> None:
@@ -162,7 +164,10 @@ class SettleMemory:
         latest = max(self._late, default=0.0)
         if not latest or not options.adapt:
             return 0.0
-        return round(min(latest * 1.25 + options.quiet, options.timeout - options.quiet), 4)
+        # Bounded by the wait any action may get for its first change: a change on the
+        # screen by someone else, timed as if it were late, cannot grow it further.
+        most = max(options.patience, options.change_timeout) + options.quiet
+        return round(min(latest * 1.25 + options.quiet, most, options.timeout - options.quiet), 4)
 
 
 def open_changes(
