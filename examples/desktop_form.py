@@ -38,6 +38,13 @@ FONT = ("DejaVu Sans", 12)
 _MODIFIER_BITS = (("ctrl", 0x4), ("alt", 0x8), ("super", 0x40), ("shift", 0x1))
 
 
+def write_state(path: Path, state: dict[str, Any]) -> None:
+    """Write ``state`` as JSON to ``path`` at once: a reader never sees half of it."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(state))
+    os.replace(tmp, path)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--state", type=Path, help="write the app's state as JSON here")
@@ -265,11 +272,8 @@ class Form:
 
     def _save(self) -> None:
         self.state["version"] += 1
-        if self.state_path is None:
-            return
-        tmp = self.state_path.with_name(f".{self.state_path.name}.tmp")
-        tmp.write_text(json.dumps(self.state))
-        os.replace(tmp, self.state_path)
+        if self.state_path is not None:
+            write_state(self.state_path, self.state)
 
     def _ready(self) -> None:
         self.root.focus_force()  # keys reach the form wherever the pointer is

@@ -121,7 +121,7 @@ def test_a_bad_action_is_one_line_and_exit_status_2(
     # the desktop still works after it
     ok = invoke("desktop", "act", '{"action": "screenshot"}', "--display", name)
     assert ok.exit_code == 0, ok.output
-    assert ok.output.strip() == "screenshot: 800x600"
+    assert ok.output.strip() == "screenshot 800x600 PNG, the screen at full size"
 
 
 def test_a_bad_target_is_bad_input(started: tuple[str, Path]) -> None:

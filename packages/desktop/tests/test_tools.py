@@ -12,8 +12,11 @@ import pytest
 from pydantic import BaseModel, Field
 
 from viewfinder.core import Tool, ToolContext, ToolResult, call_tool, hookimpl, tool_registry
+from viewfinder.core.result_budget import budget_for
 from viewfinder.core.testing import wait_until
 from viewfinder.desktop.desktop import Desktop
+from viewfinder.desktop.images import model_size_within
+from viewfinder.desktop.scaling import Scaling
 
 GREY = (128, 128, 128)
 
@@ -125,19 +128,23 @@ def test_computer_acts_on_the_session_display_and_returns_the_settled_frame(
 ) -> None:
     desktop, state, layout = form_desktop
     clicks = form_state(state)["swatch"]["clicks"]
+    # 1280x960 is 1.23 megapixels: the model sees it as large as Claude takes (1.15)
+    width, height = model_size_within(1280, 960, budget_for("claude-desktop")) or (0, 0)
+    scaling = Scaling.choose(1280, 960, max_width=width, max_height=height)
+    assert scaling.model_size == (1237, 928)
     with ToolContext(display=desktop.display_name) as context:
-        x, y = middle(layout["button"])
+        x, y = scaling.to_model(*middle(layout["button"]))
         result = call_tool("computer", {"action": "left_click", "coordinate": [x, y]}, context)
         assert not result.is_error, result.text
         wait_until(lambda: form_state(state)["swatch"]["clicks"] == clicks + 1, "the click")
         [frame] = result.images
-        assert frame.size == (1280, 960)
+        assert frame.size == (1237, 928)
         assert result.structured == {
             "action": "left_click",
             "screen": {"width": 1280, "height": 960},
-            "image": {"width": 1280, "height": 960},
+            "image": {"width": 1237, "height": 928},
         }
-        assert frame.pixel(*middle(layout["swatch"])) != GREY
+        assert frame.pixel(*scaling.to_model(*middle(layout["swatch"]))) != GREY
         assert result.text
         tool = context.get_resource("computer")
         assert tool is not None

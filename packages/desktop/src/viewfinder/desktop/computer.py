@@ -34,11 +34,14 @@ from viewfinder.core import (
     ViewfinderError,
 )
 from viewfinder.core.imaging import normalize_format
+from viewfinder.core.result_budget import ResultBudget, UnknownClientError, budget_for
 from viewfinder.core.screenshot import utc_now
 from viewfinder.desktop.actions import Action, ActionInputError, Api, parse_action
+from viewfinder.desktop.frames import ScreenFrames
+from viewfinder.desktop.images import ModelImages, model_size_within
 from viewfinder.desktop.results import ComputerResult, describe_action, describe_settle
 from viewfinder.desktop.scaling import RESAMPLE_FILTERS, Resample, Scaling, Target
-from viewfinder.desktop.settle import SettleOptions, open_changes, settle
+from viewfinder.desktop.settle import SettleOptions
 from viewfinder.desktop.steps import StepLog
 
 if TYPE_CHECKING:
@@ -47,7 +50,6 @@ if TYPE_CHECKING:
     from PIL import Image
 
     from viewfinder.xvfb import Display, XvfbBackend
-    from viewfinder.xvfb.grab import ScreenGrab
 
 _POINTER_KINDS = {
     EventKind.CLICK,
@@ -78,14 +80,19 @@ class ComputerTool:
     ``display``: a :class:`viewfinder.xvfb.Display` or a display name (``":1"``).
     ``target`` / ``max_width`` / ``max_height``: the size the model sees the screen at
     (:meth:`Scaling.choose <viewfinder.desktop.scaling.Scaling.choose>`; default: the
-    screen's own). ``settle``: how long to wait after an action
+    screen's own, shrunk as far as the client's image limits ask). ``client``: whose
+    result budget every returned image fits (:mod:`viewfinder.core.result_budget`;
+    default ``claude-desktop``: under 1 MB, at most 1568 px long and 1.15 megapixels),
+    as JPEG instead of PNG at the same size when needed
+    (:mod:`viewfinder.desktop.images`). ``settle``: how long to wait after an action
     (:class:`~viewfinder.desktop.settle.SettleOptions`). ``record_to``: a new or empty
-    folder that receives every step in the recorder's session format. ``image_format``:
-    png, jpeg or webp for the returned screenshots. ``api``: read every action as
-    ``"anthropic"`` or ``"openai"`` input (default: tell by its keys). ``resample``: the
-    filter that shrinks frames (:meth:`Scaling.scale_image
-    <viewfinder.desktop.scaling.Scaling.scale_image>`; ``box`` is the fastest, ``lanczos``
-    the sharpest).
+    folder that receives every step in the recorder's session format, full-size frames
+    included. ``image_format``: png, jpeg or webp for the returned screenshots (JPEG
+    where that is over the budget). ``api``: read every action as ``"anthropic"`` or
+    ``"openai"`` input (default: tell by its keys). ``resample``: the filter that
+    shrinks frames (:meth:`Scaling.scale_image
+    <viewfinder.desktop.scaling.Scaling.scale_image>`; ``box``, the default, is the
+    fastest).
 
     Calling the tool never raises for a bad action: the result says what was wrong
     (``is_error``), and the next call works. Calls are serialised (one action at a
@@ -105,6 +112,7 @@ class ComputerTool:
         image_format: str = "png",
         api: Api | None = None,
         resample: Resample = "box",
+        client: str | ResultBudget | None = None,
     ) -> None:
         from viewfinder.xvfb import XvfbBackend
 
@@ -122,6 +130,10 @@ class ComputerTool:
             raise ComputerToolOptionError(
                 f"resample must be one of {', '.join(RESAMPLE_FILTERS)}, got {resample!r}"
             )
+        try:
+            self.budget = budget_for(client)
+        except UnknownClientError as exc:
+            raise ComputerToolOptionError(str(exc)) from None
         self.api = api
         self.resample: Resample = resample
         self.settle_options = settle or SettleOptions()
@@ -130,15 +142,21 @@ class ComputerTool:
         self._lock = threading.Lock()
         self._closed = False
         self._x: Any = None
-        self._raw: ScreenGrab | None = None
-        self._last: tuple[Image.Image, datetime, int] | None = None
-        self._last_shot: tuple[Image.Image, Screenshot] | None = None
+        self._frames: ScreenFrames | None = None
         try:
             width, height = self._backend.screen_size()
+            if target is None and max_width is None and max_height is None:
+                # the whole screen, as large as the client takes it (else the client
+                # would shrink it, and the model's coordinates would be off)
+                max_width, max_height = model_size_within(width, height, self.budget) or (
+                    None,
+                    None,
+                )
             self.scaling = Scaling.choose(
                 width, height, target, max_width=max_width, max_height=max_height
             )
-            self._changes = open_changes(self.display_name, self._raw_pixels, self.settle_options)
+            self._images = ModelImages(self.scaling, self.budget, self.image_format, resample)
+            self._frames = ScreenFrames(self._backend, self.settle_options)
             self._log = StepLog((width, height), self.display_name, record_to)
         except BaseException:
             self._release()
@@ -163,7 +181,8 @@ class ComputerTool:
     @property
     def settle_method(self) -> str:
         """How changes of the screen are noticed: ``damage`` or ``poll``."""
-        return self._changes.method
+        assert self._frames is not None
+        return self._frames.method
 
     # -- acting -----------------------------------------------------------------------------
 
@@ -193,7 +212,18 @@ class ComputerTool:
     def screenshot(self) -> Screenshot:
         """The screen now, at the model size (no action, no step recorded)."""
         with self._lock:
-            return self._encode(self.scaling.scale_image(self._grab()[0], self.resample))
+            return self._images.frame(self._grab()[0])
+
+    @property
+    def step_log(self) -> StepLog:
+        """The steps so far (:meth:`trajectory` is the usual way to read them)."""
+        return self._log
+
+    @property
+    def frames(self) -> ScreenFrames:
+        """The tool's grabs, change watch and settle memory."""
+        assert self._frames is not None, "the tool failed to start"
+        return self._frames
 
     def _run(self, action: Action) -> ComputerResult:
         if not action.changes_screen:
@@ -202,39 +232,39 @@ class ComputerTool:
         pointer = self._pointer() if needs_pointer else (0, 0)
         event = action.to_event(self.scaling, pointer)
         path = action.screen_path(self.scaling) if action.path else None
-        before, before_at = self._frame_now()
+        before = self.frames.before_action()
         event = event.model_copy(update={"timestamp": utc_now()})
+        started = time.monotonic()  # the deadline counts from here, whatever comes next
         self._perform(event, path)
-        # The screen after each change is captured and scaled while the quiet period
-        # runs: when it stays quiet, that frame is the answer, already encoded.
-        ready: list[tuple[Image.Image, datetime, Screenshot]] = []
-
-        def capture() -> None:
-            frame, at = self._grab()
-            ready[:] = [(frame, at, self._scaled(frame, at))]
-
-        report = settle(
-            self._changes,
-            self.settle_options,
-            expect_change=event.kind is not EventKind.WAIT,
-            on_change=capture,
+        waited = event.kind is EventKind.WAIT
+        report, after, after_at = self.frames.settle_after(
+            before,
+            time.monotonic() if waited else started,
+            expect_change=not waited,
+            typed=len(action.text or "") if event.kind is EventKind.TYPE else 0,
         )
-        if not (ready and report.changed and report.settled):
-            capture()
-        after, after_at, shot = ready[0]
-        self._last = (after, after_at, self._changes.generation)
-        self._log.add(event, before, before_at, _extra(action, path))
+        late = before.late
+        shot = self._images.frame(after, after_at, shared=2 if late else 1)
+        self._log.add(event, before.frame, before.captured_at, _extra(action, path))
         return ComputerResult(
             action=action.name,
             api=action.api,
             screenshot=shot,
-            text=f"{describe_action(action)}; {describe_settle(report)}",
+            text="; ".join(
+                [describe_action(action), describe_settle(report), self._images.describe(shot)]
+                + ([late.describe()] if late else [])
+            ),
             event=event,
             settle=report,
+            before=(
+                self._images.frame(before.frame, before.captured_at, shared=2) if late else None
+            ),
         )
 
     def _look(self, action: Action) -> ComputerResult:
-        frame, captured_at = self._frame_now()
+        before = self.frames.before_action()
+        frame, captured_at = before.frame, before.captured_at
+        self.frames.shown(frame)
         event = Event(kind=EventKind.SCREENSHOT)
         region = action.screen_region(self.scaling)
         self._log.add(event, frame, captured_at, _extra(action, None, region))
@@ -244,13 +274,13 @@ class ComputerTool:
             shot, text = None, f"X={x},Y={y}"
         elif region is not None:
             assert action.region is not None
-            shot = self._encode(frame.crop(region.box), captured_at=captured_at, region=region)
-            text = (
-                f"zoom on {list(action.region)}: that region at the screen's full resolution "
-                f"({region.width}x{region.height} px)"
-            )
+            shot, words = self._images.zoom(frame, region, captured_at)
+            text = f"zoom on {list(action.region)}: {words}"
         else:
-            shot, text = self._scaled(frame, captured_at), ""
+            shot = self._images.frame(frame, captured_at)
+            text = self._images.describe(shot)
+        if before.late is not None:
+            text = "; ".join(part for part in (text, before.late.describe()) if part)
         return ComputerResult(
             action=action.name, api=action.api, screenshot=shot, text=text, event=event
         )
@@ -265,7 +295,7 @@ class ComputerTool:
             error.action = name
         shot = None
         with contextlib.suppress(ViewfinderError):  # the model sees the screen as it is now
-            shot = self._encode(self.scaling.scale_image(self._grab()[0], self.resample))
+            shot = self._images.frame(self._grab()[0])
         message = str(error)
         return ComputerResult(
             action=name,
@@ -293,40 +323,7 @@ class ComputerTool:
     # -- frames --------------------------------------------------------------------------------
 
     def _grab(self) -> tuple[Image.Image, datetime]:
-        at = utc_now()
-        return self._backend.grab(), at
-
-    def _raw_pixels(self) -> bytearray:
-        """The screen's raw pixels, for change detection by polling (no image built)."""
-        if self._raw is None:
-            from viewfinder.xvfb.grab import ScreenGrab
-
-            self._raw = ScreenGrab(self.display_name)
-        return self._raw.raw()[0]
-
-    def _frame_now(self) -> tuple[Image.Image, datetime]:
-        """The screen now: the last frame when nothing was drawn since, else a new grab."""
-        generation = self._changes.mark()
-        if self._last is not None and self._last[2] == generation:
-            return self._last[0], self._last[1]
-        frame, at = self._grab()
-        self._last = (frame, at, generation)
-        return frame, at
-
-    def _scaled(self, frame: Image.Image, captured_at: datetime) -> Screenshot:
-        """``frame`` at the model size, encoded; the last one is kept for a repeated look."""
-        if self._last_shot is not None and self._last_shot[0] is frame:
-            return self._last_shot[1]
-        shot = self._encode(self.scaling.scale_image(frame, self.resample), captured_at=captured_at)
-        self._last_shot = (frame, shot)
-        return shot
-
-    def _encode(
-        self, image: Image.Image, *, captured_at: datetime | None = None, region: Any = None
-    ) -> Screenshot:
-        return Screenshot.from_image(
-            image, source="xvfb", format=self.image_format, region=region, captured_at=captured_at
-        )
+        return self.frames.grab()
 
     def _pointer(self) -> tuple[int, int]:
         from Xlib.display import Display as XDisplay
@@ -365,11 +362,8 @@ class ComputerTool:
         log = getattr(self, "_log", None)
         if log is not None:
             log.close()
-        changes = getattr(self, "_changes", None)
-        if changes is not None:
-            changes.close()
-        if self._raw is not None:
-            self._raw.close()
+        if self._frames is not None:
+            self._frames.close()
         if self._x is not None:
             self._x.close()
             self._x = None

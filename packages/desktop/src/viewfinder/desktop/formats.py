@@ -95,12 +95,16 @@ def openai_tool_definition(
 
 def to_anthropic_tool_result(result: ComputerResult, tool_use_id: str) -> dict[str, Any]:
     """A ``tool_result`` content block: the text (if any) and the screenshot as a base64
-    image; an error is its message alone, with ``is_error`` set."""
+    image; an error is its message alone, with ``is_error`` set. When the screen had
+    changed after the last screenshot, the screen just before the action comes first
+    (``result.before``), as the text says."""
     content: list[dict[str, Any]] = []
     if result.text:
         content.append({"type": "text", "text": result.text})
-    if result.screenshot is not None and not result.is_error:
-        shot = result.screenshot
+    shots = [] if result.is_error else [result.before, result.screenshot]
+    for shot in shots:
+        if shot is None:
+            continue
         content.append(
             {
                 "type": "image",

@@ -17,7 +17,9 @@ class ComputerResult(BaseModel):
     position, for the model. ``is_error`` / ``error``: the action could not be read or
     performed; ``error`` says why in words a model can act on (``error_type`` names the
     exception). ``event``: what was performed, in SCREEN coordinates. ``settle``: how
-    the wait after the action went (None for actions that only look).
+    the wait after the action went (None for actions that only look). ``before``: the
+    screen just before the action, at the model size, when it had changed visibly after
+    the last screenshot the model got (the text says so); else None.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -31,6 +33,7 @@ class ComputerResult(BaseModel):
     error_type: str | None = None
     event: Event | None = None
     settle: SettleReport | None = None
+    before: Screenshot | None = None
 
 
 def describe_action(action: Action) -> str:
@@ -62,7 +65,11 @@ def describe_action(action: Action) -> str:
 def describe_settle(report: SettleReport) -> str:
     """How the wait after an action went, for the model."""
     if not report.changed:
-        return "no change on the screen within the wait for one"
+        return f"no change on the screen within {report.waited_s:.2f} s"
     if not report.settled:
-        return f"the screen was still changing after {report.waited_s:.2f} s"
-    return f"the screen changed and settled after {report.waited_s:.2f} s"
+        return (
+            f"the screen was still changing at the {report.deadline_s:g} s deadline; "
+            f"this is how it looked after {report.waited_s:.2f} s"
+        )
+    small = " (a small change only)" if report.small else ""
+    return f"the screen changed{small} and settled after {report.waited_s:.2f} s"

@@ -1,98 +1,135 @@
-"""Settle: take the screenshot after an action once the screen has stopped changing.
+"""Settle: the screenshot after an action shows the whole effect, and comes by a deadline.
 
 A fixed sleep after every action (Anthropic's reference implementation sleeps 2 s) is
 both slow and unsafe: slow when the effect shows at once, unsafe when it takes longer.
-:func:`settle` instead waits for what the action does:
+Real apps draw an effect in steps: a Tk button shows its pressed relief at once and the
+app's work 150-300 ms later; a page shows click feedback, then its fetched content; a
+caret blinks meanwhile. :func:`settle` waits for what the action does:
 
-1. **The effect.** After the action it waits for the first change of the screen, at
-   most ``change_timeout`` seconds. An action that changes nothing (a click on an empty
-   spot) costs exactly that; an effect that starts later than that is missed. Skipped
-   for ``wait`` (its own duration was the wait).
-2. **Quiet.** Then it waits until the screen has not changed for ``quiet`` seconds, so
-   an effect drawn in several steps (a repaint, a list filling in) is seen whole.
-3. **Bound.** Never longer than ``timeout`` seconds in all: a screen that never stops
-   changing (an animation, a blinking caret) is captured as it is then.
+1. **The first change**, at most ``change_timeout`` s (0.5) after the action. None: the
+   action changed nothing, and the result says so. Skipped after ``wait``.
+2. **A change worth waiting for.** Every change is measured against the frame before the
+   action (:func:`~viewfinder.desktop.changes.changed_pixels`, only where the X server
+   says something was drawn). While every change so far moved fewer than
+   ``small_change`` pixels (a caret blink, a button's relief, the hover colour), the
+   wait goes on until ``patience`` s (0.5) after the action, for a bigger one. Typing
+   is the exception: its effect is small by nature.
+3. **Quiet**: no change for ``quiet`` s (0.05) after the last one, so an effect drawn in
+   several steps is seen whole.
+4. **What the session has taught** (:class:`SettleMemory`): when the screen changed
+   after the tool had returned (the next action finds it), the wait after the actions
+   that follow lasts at least until that late change's time (x1.25, plus ``quiet``;
+   at most 0.55 s), for as long as one of the last 8 actions had such a change. Only a change drawn
+   within 0.5 s after the wait ended, before the deadline, and timed by the X server
+   teaches this; any other is reported, not learned (another actor's click, polling).
+5. **A hard deadline**: ``timeout`` s (2) after the action began, whatever the
+   measuring costs; a screen still changing then (a spinner, a video) is taken as it is
+   and the report says it was still changing. Typing adds ``per_character`` s per
+   character to the first-change wait and to the deadline: an app reads a long text
+   for seconds before it draws any of it.
 
-Actions that only look (screenshot, zoom, cursor_position) do not wait at all.
-
-The quiet period is not idle time: after each change ComputerTool grabs, scales and
-encodes the screen right away (``on_change``), and when the quiet period then passes
-without another change, that frame is the answer. Drawing that starts meanwhile is a
-change like any other and starts the quiet period again, so the frame returned is
-always one taken after the last change seen. A click whose effect shows at once is
-answered about ``quiet`` seconds after it.
-
-A *change* is, by default, a repaint the X server reports through its DAMAGE extension
-(:class:`DamageChanges`): the server tells us the moment anything is drawn, so waiting
-costs no CPU and notices a change within a millisecond or two. A repaint that leaves the
-pixels as they were counts too. Where DAMAGE is missing, the screen is grabbed every
-``poll_interval`` seconds and compared byte for byte with the last grab
-(:class:`PolledChanges`). ``benchmarks/desktop.py`` measures both.
+After the wait the caller grabs the screen once; the whole action is bounded by the
+deadline plus that one capture. Actions that only look (screenshot, zoom,
+cursor_position) do not wait at all. :mod:`viewfinder.desktop.changes` says how changes
+are noticed (the X server's DAMAGE extension, else polling).
 """
 
 from __future__ import annotations
 
-import contextlib
-import select
 import time
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from viewfinder.core.errors import DisplayGoneError, ViewfinderError
+from viewfinder.core.errors import ViewfinderError
+from viewfinder.desktop.changes import (
+    DamageChanges,
+    PolledChanges,
+    ScreenChanges,
+    SettleUnavailableError,
+)
+from viewfinder.desktop.changes import open_changes as _open_changes
+
+__all__ = [
+    "DamageChanges",
+    "PolledChanges",
+    "ScreenChanges",
+    "SettleMemory",
+    "SettleOptions",
+    "SettleOptionsError",
+    "SettleReport",
+    "SettleUnavailableError",
+    "open_changes",
+    "settle",
+]
 
 SettleMethod = Literal["auto", "damage", "poll"]
+#: How many past actions a late change keeps the longer wait for.
+MEMORY_ACTIONS = 8
+_SECONDS = ("change_timeout", "quiet", "timeout", "patience", "poll_interval", "per_character")
 
 
 class SettleOptionsError(ViewfinderError, ValueError):
     """Settle options that cannot work (a negative time, a quiet period past the timeout)."""
 
 
-class SettleUnavailableError(ViewfinderError):
-    """The change detection asked for cannot run on this display."""
-
-
 @dataclass(frozen=True)
 class SettleOptions:
     """How long to wait after an action (see the module docstring), in seconds.
 
-    ``change_timeout``: at most this long for the action's first visible change (the
-    default covers a widget that repaints 150 ms after a click on a busy machine).
+    ``change_timeout``: at most this long for the action's first visible change.
     ``quiet``: the screen must stay unchanged this long to count as settled.
-    ``timeout``: the whole wait never takes longer. ``method``: ``damage`` (the X
-    server reports repaints), ``poll`` (grab and compare every ``poll_interval``) or
-    ``auto`` (damage where the server has it).
+    ``timeout``: the deadline, from the action's start; the wait never goes past it.
+    ``patience``: while only small changes were seen, wait this long after the action
+    for a bigger one (at most until the deadline). ``small_change``: a change of fewer
+    pixels than this is small.
+    ``per_character``: added to the first-change wait and the deadline per character
+    typed. ``adapt``: learn from late changes (:class:`SettleMemory`). ``method``:
+    ``damage`` (the X server reports repaints), ``poll`` (grab and compare every
+    ``poll_interval``) or ``auto`` (damage where the server has it).
     """
 
     change_timeout: float = 0.5
     quiet: float = 0.05
     timeout: float = 2.0
+    patience: float = 0.5
+    small_change: int = 2000
+    per_character: float = 0.002
+    adapt: bool = True
     method: SettleMethod = "auto"
     poll_interval: float = 0.01
 
     def __post_init__(self) -> None:
-        for name in ("change_timeout", "quiet", "timeout", "poll_interval"):
+        for name in _SECONDS:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
                 raise SettleOptionsError(f"{name} must be a number of seconds >= 0, got {value!r}")
         if self.poll_interval <= 0:
             raise SettleOptionsError("poll_interval must be more than 0 seconds")
-        if self.quiet > self.timeout or self.change_timeout > self.timeout:
+        if max(self.quiet, self.change_timeout) > self.timeout:
             raise SettleOptionsError(
                 f"quiet ({self.quiet} s) and change_timeout ({self.change_timeout} s) must not "
-                f"exceed timeout ({self.timeout} s), which bounds the whole wait"
+                f"exceed timeout ({self.timeout} s), the deadline of the whole wait"
             )
+        small = self.small_change
+        if isinstance(small, bool) or not isinstance(small, int) or small < 0:
+            raise SettleOptionsError(f"small_change must be a number of pixels >= 0, got {small!r}")
         if self.method not in ("auto", "damage", "poll"):
             raise SettleOptionsError(f"method must be auto, damage or poll, got {self.method!r}")
 
 
 class SettleReport(BaseModel):
-    """What one wait did: how long it took, whether the screen changed and came to rest.
+    """What one wait did.
 
-    ``settled`` is False when ``timeout`` ended the wait while the screen still changed.
-    ``changes`` counts the change notices seen (repaints close together merge into one).
+    ``waited_s``: from the action's start to the end of the wait. ``changed``: the
+    screen changed. ``settled``: it then stayed quiet; False when the deadline came
+    while it still changed. ``changes``: change notices seen (repaints close together
+    merge into one). ``small``: every change was small, and the wait went on for a
+    bigger one until ``patience``. ``held_s``: the least wait the session's late changes
+    asked for. ``deadline_s``: the deadline, from the action's start.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -102,215 +139,108 @@ class SettleReport(BaseModel):
     settled: bool
     changes: int
     method: str
+    small: bool = False
+    held_s: float = 0.0
+    deadline_s: float = 0.0
 
 
-class ScreenChanges:
-    """Tells when the screen changes. :meth:`mark` before an action, :meth:`wait` after."""
+class SettleMemory:
+    """How late the session's apps finished drawing: late changes teach a longer wait.
 
-    method = "none"
-
-    def __init__(self) -> None:
-        #: Counts the marks and waits that saw a change: equal values, no change between.
-        self.generation = 0
-
-    def mark(self) -> int:
-        """Forget changes so far (counting them in :attr:`generation`); returns it."""
-        raise NotImplementedError
-
-    def wait(self, timeout: float) -> bool:
-        """True as soon as the screen changes, False when ``timeout`` passes without."""
-        raise NotImplementedError
-
-    def close(self) -> None:
-        """Release what the watch holds (idempotent)."""
-
-
-class DamageChanges(ScreenChanges):
-    """Changes as the X server's DAMAGE extension reports them, on a connection of its own.
-
-    One ``DamageReportNonEmpty`` object on the root window (every window's drawing
-    counts): the server sends one notice when something is drawn, and another only after
-    :meth:`wait` has emptied the object again, so a burst of drawing costs a few events.
-    Raises :class:`SettleUnavailableError` when the display has no DAMAGE extension.
+    :meth:`record` once per action, with the seconds from the action's start to a change
+    found after the tool had returned (None: none was found). :meth:`hold` is the wait
+    the next action should at least have: the latest of the last :data:`MEMORY_ACTIONS`
+    such times, x1.25, plus ``quiet``; at most the longer of ``patience`` and
+    ``change_timeout`` plus ``quiet`` (0.55 s), never past the deadline.
     """
 
-    method = "damage"
+    def __init__(self, actions: int = MEMORY_ACTIONS) -> None:
+        self._late: deque[float] = deque(maxlen=actions)
 
-    def __init__(self, display_name: str) -> None:
-        super().__init__()
-        from Xlib import X
-        from Xlib.display import Display as XDisplay
-        from Xlib.error import ConnectionClosedError, DisplayError
-        from Xlib.ext import damage
+    def record(self, late_s: float | None) -> None:
+        self._late.append(max(0.0, late_s or 0.0))
 
-        self.display_name = display_name
-        self._gone: tuple[type[BaseException], ...] = (ConnectionClosedError, DisplayError, OSError)
-        self._none = X.NONE
-        try:
-            conn = XDisplay(display_name)
-        except (DisplayError, OSError) as exc:
-            raise SettleUnavailableError(f"cannot connect to {display_name}: {exc}") from exc
-        if not conn.has_extension(damage.extname):
-            conn.close()
-            raise SettleUnavailableError(f"display {display_name} has no DAMAGE extension")
-        conn.damage_query_version()
-        self._damage = conn.screen().root.damage_create(damage.DamageReportNonEmpty)
-        conn.sync()
-        self._conn: Any = conn
-
-    def mark(self) -> int:
-        with self._connection() as conn:
-            # A round trip after emptying the object: every notice sent before is queued.
-            conn.damage_subtract(self._damage, self._none, self._none)
-            conn.sync()
-            if self._drain():
-                self.generation += 1
-            return self.generation
-
-    def wait(self, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        with self._connection() as conn:
-            while True:
-                if self._drain():
-                    self.generation += 1
-                    return True
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    conn.sync()  # notices the server sent before now are read, not missed
-                    if self._drain():
-                        self.generation += 1
-                        return True
-                    return False
-                select.select([conn.fileno()], [], [], remaining)
-
-    @contextlib.contextmanager
-    def _connection(self) -> Iterator[Any]:
-        if self._conn is None:
-            raise DisplayGoneError(f"the change watch on {self.display_name} is closed")
-        try:
-            yield self._conn
-        except self._gone as exc:
-            raise DisplayGoneError(
-                f"display {self.display_name} went away while waiting for it to settle ({exc})"
-            ) from exc
-
-    def _drain(self) -> bool:
-        conn = self._conn
-        seen = False
-        while conn.pending_events():
-            event = conn.next_event()
-            if getattr(event, "damage", None) == self._damage:
-                seen = True
-        if seen:
-            # Empty the object, so the next drawing sends a new notice. The round trip
-            # makes sure the server has emptied it before anything we ask next (a grab on
-            # another connection): drawing after the grab cannot be emptied unnoticed.
-            conn.damage_subtract(self._damage, self._none, self._none)
-            conn.sync()
-        return seen
-
-    def close(self) -> None:
-        conn, self._conn = self._conn, None
-        if conn is not None:
-            with contextlib.suppress(Exception):  # the display may be gone already
-                conn.close()
-
-
-class PolledChanges(ScreenChanges):
-    """Changes found by grabbing the screen every ``interval`` s and comparing the bytes.
-
-    ``grab`` returns the screen's raw pixels; a comparison of two frames is a ``memcmp``
-    (well under a millisecond at 1920x1080), the grab a few milliseconds.
-    """
-
-    method = "poll"
-
-    def __init__(self, grab: Callable[[], bytes | bytearray], interval: float = 0.01) -> None:
-        super().__init__()
-        self._grab = grab
-        self.interval = interval
-        self._last: bytes | bytearray | None = None
-
-    def mark(self) -> int:
-        frame = self._grab()
-        if self._last is not None and frame != self._last:
-            self.generation += 1
-        self._last = frame
-        return self.generation
-
-    def wait(self, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while True:
-            frame = self._grab()
-            if self._last is None or frame != self._last:
-                self._last = frame
-                self.generation += 1
-                return True
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            time.sleep(min(self.interval, remaining))
+    def hold(self, options: SettleOptions) -> float:
+        latest = max(self._late, default=0.0)
+        if not latest or not options.adapt:
+            return 0.0
+        # Bounded by the wait any action may get for its first change: a change on the
+        # screen by someone else, timed as if it were late, cannot grow it further.
+        most = max(options.patience, options.change_timeout) + options.quiet
+        return round(min(latest * 1.25 + options.quiet, most, options.timeout - options.quiet), 4)
 
 
 def open_changes(
     display_name: str, grab: Callable[[], bytes | bytearray], options: SettleOptions
 ) -> ScreenChanges:
     """The change detection ``options.method`` asks for (``auto``: damage, else polling)."""
-    if options.method == "poll":
-        return PolledChanges(grab, options.poll_interval)
-    try:
-        return DamageChanges(display_name)
-    except SettleUnavailableError:
-        if options.method == "damage":
-            raise
-        return PolledChanges(grab, options.poll_interval)
+    return _open_changes(display_name, grab, options.method, options.poll_interval)
 
 
 def settle(
     changes: ScreenChanges,
     options: SettleOptions,
     *,
+    started: float | None = None,
     expect_change: bool = True,
-    on_change: Callable[[], object] | None = None,
+    measure: Callable[[], int] | None = None,
+    hold: float = 0.0,
+    typed: int = 0,
+    clock: Callable[[], float] = time.monotonic,
 ) -> SettleReport:
     """Wait until the screen has settled after an action (see the module docstring).
 
-    Call ``changes.mark()`` before the action and this right after it.
+    Call ``changes.mark()`` before the action and this right after it. ``started``:
+    ``clock()`` when the action began (default: now); the deadline counts from it.
     ``expect_change=False`` skips waiting for the first change (after a ``wait``).
-
-    ``on_change`` is called after every change seen, inside the quiet period that
-    follows it (the quiet clock runs meanwhile): ComputerTool captures, scales and
-    encodes the screen there, and when no change follows (``settled`` and ``changed``)
-    the result of its last call shows the settled screen. Any drawing that starts
-    while it runs is a change like any other, so the quiet period still holds.
+    ``measure()``: after a change, how many pixels differ from the frame before the
+    action (None: every change counts as big). ``hold``: the least wait
+    (:meth:`SettleMemory.hold`). ``typed``: characters typed by the action (their wait
+    grows, and a small change is enough).
     """
-    start = time.monotonic()
-    deadline = start + options.timeout
+    start = clock() if started is None else started
+    extra = typed * options.per_character
+    deadline = start + options.timeout + extra
+    hold_until = start + min(hold, options.timeout)
+    first_by = min(deadline, max(start + options.change_timeout + extra, hold_until))
+    patience_until = start + options.patience
+    waits_for_big = expect_change and measure is not None and not typed
+    big = not waits_for_big
     seen = 0
 
     def report(settled: bool) -> SettleReport:
         return SettleReport(
-            waited_s=round(time.monotonic() - start, 4),
+            waited_s=round(clock() - start, 4),
             changed=seen > 0,
             settled=settled,
             changes=seen,
             method=changes.method,
+            small=seen > 0 and not big,
+            held_s=round(max(0.0, hold_until - start), 4),
+            deadline_s=round(deadline - start, 4),
         )
 
     if expect_change:
-        if not changes.wait(options.change_timeout):
+        if not changes.wait(max(0.0, first_by - clock())):
             return report(settled=True)
         seen = 1
-    changed_at = time.monotonic()
+    changed_at = clock()
+    fresh = seen > 0
     while True:
-        if seen and on_change is not None:
-            on_change()
-        now = time.monotonic()
-        needed = options.quiet - (now - changed_at)
-        remaining = deadline - now
-        if remaining <= 0 < needed:
-            return report(settled=False)  # still changing at the deadline
-        if not changes.wait(max(0.0, min(needed, remaining))):
-            return report(settled=needed <= remaining)
-        seen += 1
-        changed_at = time.monotonic()
+        if fresh and not big and changed_at < patience_until and clock() < deadline:
+            assert measure is not None
+            big = measure() >= options.small_change
+        fresh = False
+        now = clock()
+        if now >= deadline:
+            return report(settled=False)  # a change, and no wait since to see it was the last
+        end = max(changed_at + options.quiet, hold_until, start if big else patience_until)
+        if changes.wait(max(0.0, min(end, deadline) - now)):
+            seen += 1
+            changed_at = clock()
+            fresh = True
+            continue
+        # Nothing was drawn since the last change, up to now: only a wait can tell.
+        now = clock()
+        if now >= end or now >= deadline:
+            return report(settled=now - changed_at >= options.quiet)

@@ -1,7 +1,10 @@
 """The steps of a ComputerTool run: each action with the frame the screen showed before it.
 
-Kept in memory for :meth:`StepLog.trajectory` and, with a session folder, written in the
-recorder's format as they happen, so ``viewfinder record show``, ``viewfinder cache
+Every step's event is kept for :meth:`StepLog.trajectory`; frames are not all kept in
+memory, so a long run does not grow without bound: with a session folder they are
+written in the recorder's format as they happen and read back from it when asked for,
+and without one only the last ``frames_in_memory`` (32) steps keep theirs. The folder
+is what  ``viewfinder record show``, ``viewfinder cache
 build`` and :func:`viewfinder.recorder.load_session` read a run like a recording::
 
     session/
@@ -13,8 +16,9 @@ build`` and :func:`viewfinder.recorder.load_session` read a run like a recording
 Frames are encoded and written on a background thread, in order, so recording does not
 slow the action down; :meth:`StepLog.trajectory` and :meth:`StepLog.close` wait for
 them. Lines are written whole but not fsync-ed (a power cut may lose the last ones).
-A write that fails stops the writing (:attr:`StepLog.error` says why); the steps are
-still kept in memory.
+A write that fails stops the writing (:attr:`StepLog.error` says why); the frames are
+then kept in memory like without a folder. At most :data:`MAX_PENDING` frames wait for
+their encoding at a time: a run faster than the encoder waits for it.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import contextlib
 import logging
 import os
 import threading
+from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
@@ -49,6 +54,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 #: How the recorder's metadata names what produced the events.
 INPUT_SOURCE = "computer-tool"
+#: Without a session folder, the frames of this many of the last steps are kept.
+FRAMES_IN_MEMORY = 32
+#: Frames grabbed but not yet encoded, at most (each is a whole screen of raw pixels).
+MAX_PENDING = 4
 
 
 class StepLog:
@@ -58,11 +67,22 @@ class StepLog:
     Raises the recorder's :class:`~viewfinder.recorder.SessionExistsError` for a folder
     that holds a recording or other files, and
     :class:`~viewfinder.recorder.SessionWriteError` for one that cannot be written.
+    ``frames_in_memory``: how many of the last steps keep their frame in memory when
+    there is no folder (or writing to it failed).
     """
 
     def __init__(
-        self, screen: tuple[int, int], display_name: str, folder: str | os.PathLike[str] | None
+        self,
+        screen: tuple[int, int],
+        display_name: str,
+        folder: str | os.PathLike[str] | None,
+        *,
+        frames_in_memory: int = FRAMES_IN_MEMORY,
     ) -> None:
+        if isinstance(frames_in_memory, bool) or not isinstance(frames_in_memory, int):
+            raise TypeError(f"frames_in_memory must be an int, got {frames_in_memory!r}")
+        self.frames_in_memory = max(0, frames_in_memory)
+        self._pending: deque[Future[Screenshot]] = deque()
         self.screen = ScreenSize(width=screen[0], height=screen[1])
         self.display_name = display_name
         self.started_at = utc_now()
@@ -128,8 +148,11 @@ class StepLog:
     ) -> None:
         """Keep ``event`` (screen coordinates) with ``frame``, the screen just before it.
 
-        The same image object as the previous step's frame is encoded once.
+        The same image object as the previous step's frame is encoded once. Waits while
+        :data:`MAX_PENDING` frames are still being encoded.
         """
+        while len(self._pending) >= MAX_PENDING:
+            self._pending.popleft().result()
         with self._lock:
             seq = len(self._steps)
             if self._folder is not None:
@@ -139,12 +162,14 @@ class StepLog:
             else:
                 encoded = self._writer.submit(_encode, frame, captured_at)
                 self._last_image, self._last_frame = frame, encoded
+                self._pending.append(encoded)
             self._steps.append(self._writer.submit(self._write, seq, event, encoded, extra))
 
     def _write(
         self, seq: int, event: Event, encoded: Future[Screenshot], extra: dict[str, Any] | None
     ) -> TrajectoryStep:
         frame = encoded.result()  # done: it was queued before this job
+        on_disk = False
         if self._folder is not None and self._manifest is not None and self.error is None:
             from viewfinder.recorder.durable import write_atomic
 
@@ -152,16 +177,55 @@ class StepLog:
                 path = self._folder.layout.frame(seq)
                 write_atomic(path, frame.data, mtime=frame.captured_at.timestamp())
                 self._manifest.append(seq, event, extra)
+                on_disk = True
             except ViewfinderError as exc:
                 log.warning("stopped writing the steps to %s: %s", self._folder.root, exc)
                 self.error = exc
-        return TrajectoryStep(event=event, frame=frame)
+        with self._lock:
+            # Steps are written in order: the one leaving the window is done.
+            old = seq - self.frames_in_memory
+            if old >= 0:
+                step = self._steps[old]
+                if isinstance(step, Future):
+                    step = step.result()
+                if step.frame is not None:
+                    self._steps[old] = step.model_copy(update={"frame": None})
+        return TrajectoryStep(event=event, frame=None if on_disk else frame)
+
+    def frames_held(self) -> int:
+        """How many frames the log holds in memory now (encoded or waiting to be)."""
+        with self._lock:
+            held = list(self._steps)
+        done = [
+            step.result() if isinstance(step, Future) and step.done() else step for step in held
+        ]
+        return sum(isinstance(step, Future) or step.frame is not None for step in done)
 
     def steps(self) -> list[TrajectoryStep]:
-        """Every step so far, in order (waits for frames still being encoded)."""
+        """Every step so far, in order (waits for frames still being encoded). Frames
+        written to the session folder are read back from it; without a folder, steps
+        older than the last ``frames_in_memory`` have none."""
         with self._lock:
             pending = list(self._steps)
-        return [step.result() if isinstance(step, Future) else step for step in pending]
+        for step in pending:  # every write done, so the frames leaving the window are gone
+            if isinstance(step, Future):
+                step.result()
+        with self._lock:
+            held = list(self._steps)[: len(pending)]
+        steps = [step.result() if isinstance(step, Future) else step for step in held]
+        root = self._root
+        if root is None:
+            return steps
+        from viewfinder.recorder.layout import SessionLayout
+
+        layout = SessionLayout(root)
+        loaded: list[TrajectoryStep] = []
+        for seq, step in enumerate(steps):
+            path = layout.frame(seq)
+            if step.frame is None and path.is_file():
+                step = step.model_copy(update={"frame": _read(path)})
+            loaded.append(step)
+        return loaded
 
     def trajectory(self, **metadata: Any) -> Trajectory:
         """The run as a core Trajectory: events in screen coordinates, each with its
@@ -203,6 +267,14 @@ class StepLog:
 
 def _encode(image: Image.Image, captured_at: datetime) -> Screenshot:
     return Screenshot.from_image(image, source="xvfb", format="png", captured_at=captured_at)
+
+
+def _read(path: Path) -> Screenshot:
+    from datetime import UTC
+
+    shot = Screenshot.from_file(path, source="xvfb")
+    at = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    return shot.model_copy(update={"captured_at": at})
 
 
 def _run_in_the_background() -> None:
