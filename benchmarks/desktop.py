@@ -49,15 +49,7 @@ WIDTH, HEIGHT = 1920, 1080
 TARGET = (1024, 768)
 REFERENCE_SLEEP_S = 2.0
 CANVAS = ((0xE0, 0x40, 0x40), (0x40, 0xA0, 0xE0))  # the canvas's colours, in turn
-# The first `convert` on PATH may be a wrapper script; time ImageMagick's own.
-CONVERT = next(
-    (
-        path
-        for path in ("/usr/bin/convert", shutil.which("convert"))
-        if path and os.path.exists(path)
-    ),
-    "convert",
-)
+CONVERT = desktop_settle.CONVERT
 
 
 class Form(desktop_settle.StateApp):

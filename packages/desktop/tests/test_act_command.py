@@ -78,7 +78,7 @@ def test_dash_writes_the_png_to_stdout_and_the_words_to_stderr(
     assert result.exit_code == 0, result.stderr
     assert result.stdout_bytes.startswith(b"\x89PNG")
     assert Image.open(io.BytesIO(result.stdout_bytes)).size == (800, 600)
-    assert "screenshot: 800x600" in result.stderr
+    assert "screenshot 800x600 PNG" in result.stderr
     assert not list(tmp_path.iterdir())  # no file named "-.png"
 
 

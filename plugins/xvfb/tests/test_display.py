@@ -5,12 +5,16 @@ from __future__ import annotations
 import os
 import signal
 import stat
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 import Xlib.display
 
 from viewfinder.core import DependencyMissingError
+from viewfinder.core.testing import running, wait_until
 from viewfinder.xvfb import Display, DisplayStartError, running_displays, server
 
 
@@ -113,3 +117,41 @@ def test_properties_before_start_explain_themselves() -> None:
     assert "not started" in repr(display)
     with pytest.raises(RuntimeError, match="start"):
         _ = display.number
+
+
+OWNER = """
+import sys
+from viewfinder.xvfb import Display
+
+display = Display(320, 240, die_with_owner={die!r}).start()
+print(display.pid, flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.mark.parametrize("die", [True, False], ids=["dies-with-owner", "left-to-the-reaper"])
+def test_a_killed_owner_takes_its_x_server_along_when_asked(die: bool) -> None:
+    owner = subprocess.Popen(
+        [sys.executable, "-c", OWNER.format(die=die)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    xvfb = 0
+    try:
+        assert owner.stdout is not None
+        xvfb = int(owner.stdout.readline())
+        assert running(xvfb)
+        owner.kill()  # SIGKILL: no cleanup runs in the owner
+        owner.wait()
+        if die:
+            wait_until(lambda: not running(xvfb), "the X server to die with its owner")
+        else:
+            time.sleep(0.5)
+            assert running(xvfb)  # the next serve/mcp/desktop start reaps it
+    finally:
+        if owner.poll() is None:
+            owner.kill()
+            owner.wait()
+        server.reap_abandoned()
+    assert not running(xvfb)

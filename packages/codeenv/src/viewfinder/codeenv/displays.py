@@ -22,11 +22,20 @@ class DisplaySource(Protocol):
 class FreshDisplays:
     """A new Xvfb for every :meth:`acquire`, stopped on :meth:`release` (the cold path)."""
 
-    def __init__(self, width: int = 1280, height: int = 800) -> None:
+    def __init__(
+        self, width: int = 1280, height: int = 800, *, die_with_owner: bool = False
+    ) -> None:
         self.width, self.height = width, height
+        #: X servers killed when the thread that acquires them ends (see Display)
+        self.die_with_owner = die_with_owner
 
     def acquire(self, timeout: float | None = None) -> Display:
-        return Display(self.width, self.height, start_timeout=timeout or 20.0).start()
+        return Display(
+            self.width,
+            self.height,
+            start_timeout=timeout or 20.0,
+            die_with_owner=self.die_with_owner,
+        ).start()
 
     def release(self, display: Display) -> None:
         display.stop()

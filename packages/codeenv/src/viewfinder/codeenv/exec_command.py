@@ -95,7 +95,9 @@ def exec_file(
     )  # fmt: skip
     code = _as_script(file.resolve(), source, args or [], environment, stdin)
     videos: list[dict[str, Any]] = []
-    with CodeEnvironment(config, displays=FreshDisplays(width, height)) as env:
+    # the display is this command's alone, held by its main thread: killed with it
+    displays = FreshDisplays(width, height, die_with_owner=True)
+    with CodeEnvironment(config, displays=displays) as env:
         env.reset()
         observation = env.step(CodeAction(code=code))
         for number, video in enumerate(observation.videos, start=1):

@@ -44,6 +44,12 @@ class Display:
     with the display (:meth:`start_accessibility` does it later), so the apps started
     with :meth:`env` publish their accessibility trees (see docs/elements.md); they
     stop with the display.
+
+    A display whose owner was killed (SIGKILL: no cleanup runs) is stopped by the next
+    ``viewfinder serve``, ``mcp`` or ``desktop`` start. ``die_with_owner=True`` has the
+    kernel kill the X server at once instead, when the thread that started it ends: for
+    a program that holds its display in its main thread (``viewfinder exec``), never
+    for one started from a short-lived worker thread.
     """
 
     def __init__(
@@ -56,6 +62,7 @@ class Display:
         extra_args: Sequence[str] = (),
         start_timeout: float = 20.0,
         accessibility: bool = False,
+        die_with_owner: bool = False,
     ) -> None:
         self._args = [*server.screen_args(width, height, depth, dpi), *extra_args]
         self._width, self._height, self.depth, self.dpi = width, height, depth, dpi
@@ -71,6 +78,7 @@ class Display:
         self._guest: int | None = None
         self._accessibility = accessibility
         self._bus: AccessibilityBus | None = None
+        self._die_with_owner = die_with_owner
 
     # -- lifetime -------------------------------------------------------------------
 
@@ -95,6 +103,7 @@ class Display:
                     [*self._args, "-fbdir", str(fbdir), *server.COMMON_ARGS],
                     log_path=log_path,
                     timeout=self.start_timeout,
+                    die_with_parent=self._die_with_owner,
                 )
             except BaseException:
                 shutil.rmtree(fbdir, ignore_errors=True)

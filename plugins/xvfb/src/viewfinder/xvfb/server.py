@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from viewfinder.core.errors import DependencyMissingError
+from viewfinder.core.lifetime import popen_dying_with_parent
 from viewfinder.xvfb.errors import DisplayStartError
 
 XVFB_PROGRAM = "Xvfb"
@@ -79,19 +80,26 @@ def launch(
     log_path: Path,
     timeout: float,
     detached: bool = False,
+    die_with_parent: bool = False,
 ) -> Launched:
     """Start ``Xvfb -displayfd <fd> <args>`` and return once it reports its display number.
 
     Xvfb's stderr goes to ``log_path`` (a pipe nobody reads could fill up and block
     the server). ``detached`` starts it in a new session, so it outlives this process
-    and a Ctrl-C in our terminal does not reach it. Raises :class:`DisplayStartError`
-    with Xvfb's stderr when it exits early or stays silent for ``timeout`` seconds.
+    and a Ctrl-C in our terminal does not reach it. ``die_with_parent`` has it killed
+    when the calling thread ends, even by SIGKILL of the process (see
+    :mod:`viewfinder.core.lifetime`); otherwise a display whose owner was killed waits
+    for :func:`reap_abandoned`. Raises :class:`DisplayStartError` with Xvfb's stderr
+    when it exits early or stays silent for ``timeout`` seconds.
     """
     binary = xvfb_binary()
     read_fd, write_fd = os.pipe()
     try:
         with open(log_path, "wb") as log:
-            process = subprocess.Popen(
+            start = (
+                popen_dying_with_parent if die_with_parent and not detached else subprocess.Popen
+            )
+            process = start(
                 [binary, "-displayfd", str(write_fd), *args],
                 pass_fds=(write_fd,),
                 stdin=subprocess.DEVNULL,
