@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,7 @@ import pytest
 from viewfinder.core.testing import child_processes, processes_with_argument, running, wait_until
 from viewfinder.desktop import Desktop
 from viewfinder.desktop.app_namespace import namespace_problem
+from viewfinder.desktop.apps import launch_app
 from viewfinder.xvfb import registry
 
 
@@ -134,3 +137,51 @@ def test_a_desktop_start_killed_while_waiting_leaves_a_record_stop_all_finds(
     assert nothing_left("1027.5")
     assert not running(display.pid)
     assert not list(state_folder.glob("desktop-*"))
+
+
+def test_the_lifeline_alone_ends_the_namespace(tmp_path: Path) -> None:
+    """With bubblewrap's parent-death signal out of the picture (the holder lives on),
+    the end of the lifeline pipe ends the app and its daemon: what covers a holder killed
+    between bubblewrap's clone and its child's ``--die-with-parent``."""
+    app = launch_app(daemon_app("1027.6"), display=":9", log_dir=tmp_path)
+    try:
+        wait_until(lambda: both_running("1027.6"), "the app and its daemon")
+        assert app.lifeline is not None
+        os.close(app.lifeline)
+        app.lifeline = None
+        wait_until(lambda: nothing_left("1027.6"), "the namespace to end with its lifeline")
+    finally:
+        app.stop()
+
+
+RACING_HOLDER = """
+import sys
+from pathlib import Path
+from viewfinder.desktop.apps import launch_app
+
+print("launching", flush=True)
+launch_app({app!r}, display=":9", log_dir=Path({logs!r}))
+sys.stdin.read()
+"""
+
+
+def test_a_holder_killed_at_any_moment_of_an_app_start_leaves_nothing(tmp_path: Path) -> None:
+    rng = random.Random(1027)
+    for attempt in range(8):
+        tag = f"1027.7{attempt}"
+        code = RACING_HOLDER.format(app=daemon_app(tag), logs=str(tmp_path))
+        holder = subprocess.Popen(
+            [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "launching"
+            time.sleep(rng.uniform(0, 0.06))  # anywhere from before bwrap to after the app
+            holder.kill()
+            holder.wait()
+        finally:
+            if holder.poll() is None:
+                holder.kill()
+                holder.wait()
+        # a daemon started after the kill still starts and dies: wait long enough to see it
+        time.sleep(0.3)
+        wait_until(lambda tag=tag: nothing_left(tag), f"nothing of attempt {attempt}", timeout=10)

@@ -14,6 +14,12 @@ every process orphaned in the namespace, and ends when none is left, with the
 command's exit status; SIGTERM, SIGINT or SIGHUP to it goes to every process of the
 namespace (``kill(-1)`` there), daemons included.
 
+``--die-with-parent`` leaves a gap: bubblewrap asks for it in its child after the
+clone, so a holder killed in between leaves the namespace running. The init closes it:
+it holds the read end of a pipe (a *lifeline*) whose only write end stays in the
+holder; the kernel closes that when the holder dies, however it dies, and on the
+end-of-file the init kills every process of the namespace and ends.
+
 The app sees the whole file system and network as before (``--dev-bind / /``), and a
 ``/proc`` of its namespace. Where bubblewrap is missing or the kernel refuses
 unprivileged namespaces, apps run in a process group only (:func:`namespace_prefix`
@@ -31,11 +37,12 @@ from collections.abc import Mapping
 #: The words that start a command in a PID namespace of its own, before ``--``.
 BWRAP_OPTIONS = ("--unshare-pid", "--as-pid-1", "--dev-bind", "/", "/", "--proc", "/proc")
 
-# Run as `python -I -S -c INIT lc_ctype program argv...` as the namespace's pid 1. Python
-# sets LC_CTYPE when the locale is C (PEP 538); the program gets the value it had.
+# Run as `python -I -S -c INIT lc_ctype lifeline program argv...` as the namespace's
+# pid 1. Python sets LC_CTYPE when the locale is C (PEP 538); the program gets the value
+# it had. lifeline: the fd of the pipe's read end, or "" for none.
 INIT = """\
-import os, signal, sys
-lc_ctype, *argv = sys.argv[1:]
+import os, signal, sys, threading
+lc_ctype, lifeline, *argv = sys.argv[1:]
 def forward(signum, frame):
     try:
         os.kill(-1, signum)
@@ -43,8 +50,23 @@ def forward(signum, frame):
         pass
 for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
     signal.signal(sig, forward)
+def watch(fd):
+    while True:
+        try:
+            if not os.read(fd, 64):
+                break
+        except InterruptedError:
+            continue
+        except OSError:
+            break
+    forward(signal.SIGKILL, None)
+    os._exit(128 + signal.SIGKILL)
+if lifeline:
+    threading.Thread(target=watch, args=(int(lifeline),), daemon=True).start()
 command = os.fork()
 if command == 0:
+    if lifeline:
+        os.close(int(lifeline))
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
     if lc_ctype:
@@ -85,22 +107,30 @@ def _probe() -> tuple[list[str] | None, str]:
     return [bwrap, *BWRAP_OPTIONS, "--"], ""
 
 
-def init_words(env: Mapping[str, str]) -> list[str]:
-    """The words that run :data:`INIT` before a command run with environment ``env``."""
+def init_words(env: Mapping[str, str], lifeline: int | None = None) -> list[str]:
+    """The words that run :data:`INIT` before a command run with environment ``env``,
+    watching the pipe read end ``lifeline`` (an fd the command's process inherits)."""
     lc_ctype = env.get("LC_CTYPE")
-    return [sys.executable, "-I", "-S", "-c", INIT, "" if lc_ctype is None else f"={lc_ctype}"]
+    return [
+        sys.executable, "-I", "-S", "-c", INIT,
+        "" if lc_ctype is None else f"={lc_ctype}",
+        "" if lifeline is None else str(lifeline),
+    ]  # fmt: skip
 
 
-def namespace_prefix(env: Mapping[str, str], *, die_with_parent: bool = True) -> list[str] | None:
+def namespace_prefix(
+    env: Mapping[str, str], *, die_with_parent: bool = True, lifeline: int | None = None
+) -> list[str] | None:
     """The words to put before an app's command (run with environment ``env``) to start
     it in a PID namespace of its own, or None where that is not possible (tried once per
     process). With ``die_with_parent`` the namespace ends when the process starting it
-    ends, even by SIGKILL; without, it outlives it (``viewfinder desktop start``)."""
+    ends, even by SIGKILL, and also when the pipe whose read end is the inherited fd
+    ``lifeline`` reaches its end; without, it outlives it (``viewfinder desktop start``)."""
     prefix, _ = _probe()
     if prefix is None:
         return None
     words = [prefix[0], "--die-with-parent", *prefix[1:]] if die_with_parent else list(prefix)
-    return [*words, *init_words(env)]
+    return [*words, *init_words(env, lifeline if die_with_parent else None)]
 
 
 def namespace_problem() -> str:

@@ -162,6 +162,9 @@ class App:
         self.started = started if started is not None else process_start_time(pid)
         #: the app's first window, once :func:`wait_for_window` found it
         self.window: int | None = None
+        #: the write end of the pipe whose end ends the app's PID namespace
+        #: (see :mod:`viewfinder.desktop.app_namespace`), closed by :meth:`stop`
+        self.lifeline: int | None = None
 
     @classmethod
     def adopt(
@@ -216,6 +219,7 @@ class App:
         Idempotent. Afterwards no process of its group runs.
         """
         if self.process is None and not self._is_same_process() and not group_members(self.pgid):
+            self._close_lifeline()
             return  # gone, and the pid may be someone else's by now
         for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5.0)):
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -223,6 +227,13 @@ class App:
             if self._wait_group_gone(wait):
                 break
         self._reap()
+        self._close_lifeline()
+
+    def _close_lifeline(self) -> None:
+        if self.lifeline is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.lifeline)
+            self.lifeline = None
 
     def _wait_group_gone(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
@@ -294,20 +305,41 @@ def launch_app(
                 start_new_session=True,
             )
             argv, program = words, executable
-            prefix = namespace_prefix(environment, die_with_parent=not detached)
+            # the namespace's init ends it when this pipe's write end, ours alone (not
+            # inheritable), closes: when this process dies, however it dies
+            lifeline = None if detached else os.pipe()
+            prefix = namespace_prefix(
+                environment,
+                die_with_parent=not detached,
+                lifeline=lifeline[0] if lifeline else None,
+            )
             if prefix is not None:  # bwrap looks the program up in the same PATH
                 argv, program = [*prefix, *words], prefix[0]
-            if detached:
-                process = subprocess.Popen(argv, executable=program, **options)
-            else:
-                process = on_spawner_thread(
-                    popen_dying_with_parent, argv, executable=program, **options
-                )
+                if lifeline:
+                    options["pass_fds"] = (lifeline[0],)
+            try:
+                if detached:
+                    process = subprocess.Popen(argv, executable=program, **options)
+                else:
+                    process = on_spawner_thread(
+                        popen_dying_with_parent, argv, executable=program, **options
+                    )
+            except BaseException:
+                if lifeline:
+                    os.close(lifeline[1])
+                raise
+            finally:
+                if lifeline:
+                    os.close(lifeline[0])
     except OSError as exc:
         raise AppStartError(
             f"cannot start app {shlex.join(words)!r}: {exc.strerror or exc}"
         ) from exc
-    return App(words, process.pid, process=process, log_path=log_path)
+    app = App(words, process.pid, process=process, log_path=log_path)
+    app.lifeline = lifeline[1] if lifeline and prefix is not None else None
+    if lifeline and prefix is None:
+        os.close(lifeline[1])
+    return app
 
 
 def _unused(folder: Path, stem: str) -> Path:
