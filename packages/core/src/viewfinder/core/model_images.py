@@ -122,14 +122,14 @@ def fit_for_model(screenshot: Screenshot, provider: str | ImageLimits | None = N
     scale = limits.scale_for(screenshot.width, screenshot.height)
     if scale >= 1.0:
         return ScaledImage(screenshot, 1.0, screenshot.width, screenshot.height)
-    from PIL import Image
+    from viewfinder.core.result_budget import shrink_image
 
     width = max(1, round(screenshot.width * scale))
     height = max(1, round(screenshot.height * scale))
     image = screenshot.to_pil()
     if image.mode not in ("RGB", "RGBA", "L"):
         image = image.convert("RGBA" if "A" in image.getbands() else "RGB")
-    smaller = image.resize((width, height), Image.Resampling.LANCZOS, reducing_gap=3.0)
+    smaller = shrink_image(image, width, height)
     resized = Screenshot.from_image(
         smaller,
         source=screenshot.source,

@@ -64,12 +64,12 @@ class ResultBudget:
     def scale_for(self, width: int, height: int) -> float:
         """The largest factor (at most 1) that brings ``width`` x ``height`` within the
         long edge and pixel count."""
-        scale = 1.0
-        if self.image_long_edge and max(width, height) > self.image_long_edge:
-            scale = self.image_long_edge / max(width, height)
-        if self.image_max_pixels and width * height * scale * scale > self.image_max_pixels:
-            scale = math.sqrt(self.image_max_pixels / (width * height))
-        return scale
+        from viewfinder.core.model_images import ImageLimits
+
+        limits = ImageLimits(
+            self.name, max_side=0, long_edge=self.image_long_edge, max_pixels=self.image_max_pixels
+        )
+        return limits.scale_for(width, height)
 
 
 #: One budget per client, by the name ``--client`` takes.
