@@ -19,6 +19,7 @@ import asyncio
 import io
 import os
 import threading
+import warnings
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -99,7 +100,12 @@ class Thumbnails:
     def _make(self, source: int | bytes) -> bytes:
         data = source if isinstance(source, bytes) else _read(source)
         try:
-            with Image.open(io.BytesIO(data)) as image:
+            with warnings.catch_warnings():
+                # the size is checked against our own, lower cap right below: Pillow's
+                # warning for a large header says nothing more
+                warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+                opened = Image.open(io.BytesIO(data))
+            with opened as image:
                 width, height = image.size
                 if width * height > self.max_pixels:
                     raise PictureError(
