@@ -9,6 +9,7 @@ of its own, which the folder keeps out.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import stat
 import uuid
@@ -17,17 +18,31 @@ from pathlib import Path
 
 import pytest
 
+from viewfinder.codeenv.shared_tmp import SHARED_FOLDERS
 from viewfinder.codeenv.tools import RUN_CODE_DESCRIPTION
 from viewfinder.mcp.testing import HttpServer, text_of
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
+def world_enterable_parent() -> Path:
+    """A folder every user may enter and a sandbox sees as it is: the checkout's
+    ``build/``, unless the checkout lies under /tmp, /var/tmp or /dev/shm (a clone made
+    there), of which each sandbox has a private one."""
+    for parent in (ROOT / "build", Path("/srv"), Path("/opt"), Path("/var/lib")):
+        real = Path(os.path.realpath(parent))
+        if any(real == top or top in real.parents for top in SHARED_FOLDERS):
+            continue
+        above = [folder for folder in [real, *real.parents] if folder.exists()]
+        if all(folder.stat().st_mode & stat.S_IXOTH for folder in above):
+            return parent
+    raise AssertionError("no folder outside /tmp that every user may enter")
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[HttpServer]:
-    # not under /tmp, which each sandbox has a private one of: a folder every user may
-    # enter, as a user's own workdir would be
-    folder = ROOT / "build" / f"mcp-apart-{uuid.uuid4().hex[:8]}"
+    # a folder every user may enter, as a user's own workdir would be
+    folder = world_enterable_parent() / f"viewfinder-mcp-apart-{uuid.uuid4().hex[:8]}"
     folder.mkdir(parents=True)
     folder.chmod(0o755)
     server = HttpServer(folder, "--size", "640x480")
