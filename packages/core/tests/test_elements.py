@@ -16,9 +16,13 @@ from PIL import Image
 from viewfinder.core import (
     BackendOptionError,
     Element,
+    ElementAnchor,
     ElementSourceError,
     ElementTree,
+    Event,
+    EventKind,
     PluginError,
+    Point,
     Region,
     Screenshot,
     UnknownElementSourceError,
@@ -29,7 +33,7 @@ from viewfinder.core import (
     set_of_mark,
     snapshot_text,
 )
-from viewfinder.core.element_sources import ElementNode, ElementRead, ElementSource
+from viewfinder.core.element_sources import ElementNode, ElementRead, ElementSource, RefTable
 
 Register = Callable[..., str]
 
@@ -246,3 +250,40 @@ def test_set_of_mark_draws_numbered_boxes_where_the_elements_are() -> None:
     small = Screenshot.from_image(Image.new("RGB", (100, 50), "white"), source="test")
     halved = set_of_mark(small, [button], scale=0.5).to_pil()
     assert halved.getpixel((20, 30)) == border and halved.getpixel((45, 30)) == (255, 255, 255)
+
+
+def form_tree(**options: Any) -> ElementTree:
+    return ElementTree(source="form", roots=RefTable().build(form(**options)))
+
+
+def test_the_element_at_a_point_is_the_deepest_that_holds_it_and_acts() -> None:
+    tree = form_tree()
+    second = tree.element_at(120, 60)
+    assert second is not None and (second.role, second.box) == (
+        "push button",
+        Region(x=100, y=50, width=80, height=30),
+    )
+    assert tree.element_at(5, 150).role == "frame"  # type: ignore[union-attr]
+    assert tree.element_at(299, 199) is not None and tree.element_at(300, 200) is None
+    label = ElementNode("label", "Go", box=Region(x=20, y=55, width=20, height=10))
+    nodes = form()
+    nodes[0].children[0].children[1].children.append(label)
+    inner = ElementTree(source="form", roots=RefTable().build(nodes)).element_at(25, 58)
+    assert inner is not None and inner.role == "push button"  # the button, not its label
+
+
+def test_an_anchor_finds_its_element_again_where_it_moved_and_not_a_renamed_one() -> None:
+    tree = form_tree()
+    first = tree.element_at(20, 60)
+    assert first is not None
+    anchor = tree.anchor(first)
+    assert anchor.path == (("application", "app"), ("frame", "Form"))
+    assert anchor.describe() == "push button 'Save'"
+    assert ElementAnchor.model_validate_json(anchor.model_dump_json()) == anchor
+    moved = form()
+    moved[0].children[0].children[1].box = Region(x=10, y=170, width=80, height=30)
+    found = ElementTree(source="form", roots=RefTable().build(moved)).locate(anchor)
+    assert len(found) == 2  # two buttons named Save: ambiguous, the caller must not pick
+    assert form_tree(save_name="Keep").locate(anchor) == []
+    event = Event(kind=EventKind.CLICK, position=Point(x=20, y=60), element=anchor)
+    assert Event.from_manifest(event.to_manifest(3)) == event

@@ -38,6 +38,7 @@ from pydantic import (
 )
 
 from viewfinder.cache.hashing import DEFAULT_HASH_SIZE, DEFAULT_REGION_SIZE
+from viewfinder.core.element import ElementAnchor
 
 #: The format version this package writes.
 FORMAT_VERSION = "0.3"
@@ -52,6 +53,7 @@ CACHE_ONLY_BLOCK_FIELDS = (
     "visual_colour",
     "visual_point",
     "visual_mask",
+    "visual_element",
 )
 #: ``metadata.visual_validation.method`` values; ``none`` records that hashing was off.
 VISUAL_METHODS = ("phash", "ahash", "dhash", "whash", "none")
@@ -190,6 +192,11 @@ class ToolUseBlock(BaseModel):
     #: screen rectangles ``[x, y, width, height]`` painted grey before hashing: text
     #: typed from a parameter by an earlier step
     visual_mask: list[list[int]] | None = Field(
+        default=None, exclude_if=lambda value: value is None
+    )
+    #: the element under the step's point when it was recorded (role, name, path, box):
+    #: a replay finds it again where the screen changed (docs/cache.md, healing)
+    visual_element: ElementAnchor | None = Field(
         default=None, exclude_if=lambda value: value is None
     )
 

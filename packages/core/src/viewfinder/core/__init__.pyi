@@ -2,7 +2,7 @@
 
 from .backend import Availability, CaptureBackend
 from .capture import BackendSpec, acapture, backend_specs, capture, get_backend, resolve_backend
-from .element import Element, ElementTree
+from .element import Element, ElementAnchor, ElementTree
 from .element_snapshot import set_of_mark, snapshot_text
 from .element_sources import (
     ElementSource,
@@ -98,6 +98,7 @@ __all__ = [
     "DependencyMissingError",
     "DisplayGoneError",
     "Element",
+    "ElementAnchor",
     "ElementSource",
     "ElementSourceError",
     "ElementTree",

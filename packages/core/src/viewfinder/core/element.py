@@ -138,3 +138,108 @@ class ElementTree(BaseModel):
     def count(self) -> int:
         """How many elements this read holds."""
         return sum(1 for _ in self.walk())
+
+    def element_at(self, x: int, y: int) -> Element | None:
+        """The element a pointer at screen point (``x``, ``y``) acts on, or None.
+
+        The deepest visible element whose box holds the point; when it is not one an
+        agent acts on (a label inside a button), the nearest interactive element above
+        it that holds the point instead. Of two windows that both hold it, the later
+        root wins (the one read last is usually on top).
+        """
+        best = next((hit for root in reversed(self.roots) if (hit := _hits(root, x, y))), None)
+        if best is None:
+            return None
+        for element in reversed(best):
+            if element.interactive:
+                return element
+        return best[-1]
+
+    def ancestors(self, element: Element) -> tuple[Element, ...]:
+        """The elements above ``element`` (by ref), outermost first; () for a root or
+        an element this read does not hold."""
+        for root in self.roots:
+            chain = _chain_to(root, element.ref)
+            if chain:
+                return chain[:-1]
+        return ()
+
+    def anchor(self, element: Element) -> ElementAnchor:
+        """What a recording keeps of ``element`` to find it again in another read."""
+        return ElementAnchor(
+            role=element.role,
+            name=element.name,
+            path=tuple((above.role, above.name) for above in self.ancestors(element)),
+            box=element.box,
+            ref=element.ref,
+        )
+
+    def locate(self, anchor: ElementAnchor) -> list[Element]:
+        """The visible elements of this read that ``anchor`` names: the same role and
+        name under the same path of roles and names. More than one is ambiguous: a
+        caller that acts must not pick one."""
+        found = []
+        for root in self.roots:
+            for chain in _chains(root, ()):
+                element = chain[-1]
+                if (
+                    element.visible
+                    and element.role == anchor.role
+                    and element.name == anchor.name
+                    and tuple((e.role, e.name) for e in chain[:-1]) == anchor.path
+                ):
+                    found.append(element)
+        return found
+
+
+class ElementAnchor(BaseModel):
+    """An element as a recording keeps it, to be found again on another screen.
+
+    ``role`` and ``name`` of the element, ``path``: the (role, name) of every element
+    above it, outermost (the application) first, and ``box``: where it was, in screen
+    pixels. ``ref`` is the ref it had in the session that recorded it (informative
+    only: refs are per session). :meth:`ElementTree.locate` finds it in a new read.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: str
+    name: str = ""
+    path: tuple[tuple[str, str], ...] = ()
+    box: Region | None = None
+    ref: str | None = None
+
+    def describe(self) -> str:
+        """``push button "Save"`` (how messages name it)."""
+        return f"{self.role} {self.name!r}" if self.name else self.role
+
+
+def _hits(element: Element, x: int, y: int) -> tuple[Element, ...]:
+    """The chain from ``element`` down to the deepest visible element holding (x, y)."""
+    inside = element.box is not None and element.visible and _holds(element.box, x, y)
+    for child in reversed(element.children):  # later siblings are drawn over earlier
+        below = _hits(child, x, y)
+        if below:
+            return (element, *below) if inside else below
+    return (element,) if inside else ()
+
+
+def _holds(box: Region, x: int, y: int) -> bool:
+    return box.x <= x < box.right and box.y <= y < box.bottom
+
+
+def _chain_to(element: Element, ref: str) -> tuple[Element, ...]:
+    if element.ref == ref:
+        return (element,)
+    for child in element.children:
+        chain = _chain_to(child, ref)
+        if chain:
+            return (element, *chain)
+    return ()
+
+
+def _chains(element: Element, above: tuple[Element, ...]) -> Iterator[tuple[Element, ...]]:
+    chain = (*above, element)
+    yield chain
+    for child in element.children:
+        yield from _chains(child, chain)

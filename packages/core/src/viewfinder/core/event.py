@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from viewfinder.core.element import ElementAnchor
 from viewfinder.core.errors import EventFormatError
 from viewfinder.core.geometry import Point
 from viewfinder.core.screenshot import _as_utc, utc_now
@@ -84,6 +85,8 @@ class Event(BaseModel):
     ``modifiers`` are keys held during a pointer action; ``scroll_dx``/``scroll_dy`` count
     wheel clicks (positive is right/down); ``screenshot`` references the pre-action
     frame (a path relative to a session folder, or any id the producer chose).
+    ``element`` is the element under a pointer action's point, where a source could
+    read one (:class:`~viewfinder.core.ElementAnchor`: role, name, path, box).
     """
 
     model_config = ConfigDict(extra="forbid", use_enum_values=False)
@@ -100,6 +103,7 @@ class Event(BaseModel):
     duration_s: float | None = Field(default=None, ge=0)
     timestamp: datetime = Field(default_factory=utc_now)
     screenshot: str | None = None
+    element: ElementAnchor | None = None
 
     @field_validator("timestamp")
     @classmethod
