@@ -108,7 +108,7 @@ def test_check_matches_the_same_screen_and_finds_the_changed_step(
     assert "differs from the recording at step 0" in changed.text
 
 
-def test_replay_clicks_on_the_same_app_and_stops_on_a_changed_one(
+def test_replay_clicks_on_the_same_app_heals_a_moved_button_or_stops_without_healing(
     display: Display, cache_file: Path
 ) -> None:
     context = ToolContext(display=display.name, workdir=cache_file.parent)
@@ -124,7 +124,16 @@ def test_replay_clicks_on_the_same_app_and_stops_on_a_changed_one(
 
     moved = App(display, (220, 160))
     try:
-        stopped = call_tool("cache_replay", {"file": "go.json"}, context)
+        healed = call_tool("cache_replay", {"file": "go.json"}, context)
+    finally:
+        said = moved.close()
+    assert healed.structured is not None and healed.structured["status"] == "COMPLETED"
+    assert [step["method"] for step in healed.structured["healed"]] == ["template"]
+    assert said == ["clicked"]  # the moved button, found by its picture
+
+    moved = App(display, (220, 160))
+    try:
+        stopped = call_tool("cache_replay", {"file": "go.json", "heal": False}, context)
     finally:
         said = moved.close()
     assert stopped.structured is not None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 from PIL import Image
 
 from viewfinder.cache import (
+    HashSettingsError,
     RecordingSettings,
     SourceError,
     StepCoordinateError,
@@ -19,10 +21,13 @@ from viewfinder.cache import (
     build_from_trajectory,
     image_hash,
     parameterize,
+    parse_cache_json,
     region_around,
 )
 from viewfinder.cache.thumbnails import decode_thumbnail
-from viewfinder.core import Event, EventKind, Point, Region, Screenshot, Trajectory
+from viewfinder.core import Event, EventKind, Point, Region, Screenshot, ScreenSize, Trajectory
+from viewfinder.core.element import ElementAnchor
+from viewfinder.recorder.metadata import SessionMetadata
 
 Form = Callable[..., Image.Image]
 History = Callable[..., list[dict[str, Any]]]
@@ -111,7 +116,15 @@ def test_settings_are_written_once_in_the_metadata(form: Form, history: History)
     }
     assert data["metadata"]["goal"] == "Fill it"
     block = data["trajectory"][0]
-    assert set(block) == {"type", "id", "name", "input", "visual_representation", "visual_colour"}
+    assert set(block) == {
+        "type",
+        "id",
+        "name",
+        "input",
+        "visual_representation",
+        "visual_colour",
+        "visual_thumbnail",
+    }
     assert len(block["visual_representation"]) == 64
     assert block["visual_representation"] == image_hash(
         frame, "ahash", 16, region_around(Point(x=100, y=55), 64, 640, 480)
@@ -142,19 +155,28 @@ def test_a_coordinate_off_the_frame_names_the_step_and_field(form: Form, history
     assert "640x480" in str(caught.value)
 
 
-def test_debug_thumbnails_store_the_region(
+def test_thumbnails_store_the_region_as_it_is_unless_left_out(
     form: Form, history: History, layout: dict[str, Region]
 ) -> None:
     frame = form()
     submit = layout["submit"]
     messages = history(frame, [(click(submit.center.x, submit.center.y), frame)])
-    plain = build_from_messages(messages)
+    default = build_from_messages(messages)
+    stored = decode_thumbnail(default.trajectory[0].visual_thumbnail or "")
+    # the region's own pixels, what template matching searches for
+    region = submit.center.x - 50, submit.center.y - 50, submit.center.x + 50, submit.center.y + 50
+    assert stored.size == (100, 100)
+    assert stored.tobytes() == frame.crop(region).convert("RGB").tobytes()
+    assert len(default.trajectory[0].visual_thumbnail or "") < 4000  # a small PNG
+    plain = build_from_messages(messages, RecordingSettings(thumbnails=False))
     assert plain.trajectory[0].visual_thumbnail is None
     assert "visual_thumbnail" not in plain.to_json()
-    debug = build_from_messages(messages, RecordingSettings(debug_thumbnails=True))
-    thumbnail = decode_thumbnail(debug.trajectory[0].visual_thumbnail or "")
+    small = build_from_messages(messages, RecordingSettings(thumbnail_size=64))
+    thumbnail = decode_thumbnail(small.trajectory[0].visual_thumbnail or "")
     assert thumbnail.size == (64, 64)
     assert thumbnail.getpixel((32, 26)) == (30, 90, 200)  # the button's blue, mid-region
+    with pytest.raises(HashSettingsError, match="thumbnail size 2"):
+        RecordingSettings(thumbnail_size=2)
 
 
 def test_a_trajectory_becomes_computer_use_blocks() -> None:
@@ -248,3 +270,53 @@ def test_parameterize_turns_recorded_text_into_placeholders(form: Form, history:
     assert named.cache_parameters == {"user": "who to greet"}
     assert named.trajectory[0].visual_representation == hashed
     assert cache.trajectory[0].input["text"] == "Ada Lovelace"  # the original is untouched
+
+
+SAVE = ElementAnchor(
+    role="push button",
+    name="Save",
+    path=(("application", "form"), ("frame", "Form"), ("filler", "")),
+    box=Region(x=40, y=140, width=120, height=40),
+    ref="e7",
+)
+
+
+def test_the_element_under_each_pointer_action_becomes_the_blocks_visual_element(
+    tmp_path: Path, form: Form
+) -> None:
+    frame = Screenshot.from_image(form(), source="test")
+    trajectory = Trajectory()
+    trajectory.append(
+        Event(kind=EventKind.CLICK, position=Point(x=100, y=160), element=SAVE), frame=frame
+    )
+    trajectory.append(Event(kind=EventKind.KEY, keys=["Return"]))
+    cache = build_from_trajectory(trajectory)
+    assert cache.trajectory[0].visual_element == SAVE
+    assert cache.trajectory[1].visual_element is None
+    # it survives the file, and never reaches a model
+    again = parse_cache_json(cache.to_json())
+    assert again.trajectory[0].visual_element == SAVE
+    assert "visual_element" not in json.dumps(again.api_trajectory())
+
+    # a recorder session's manifest lines carry it the same way
+    folder = tmp_path / "session"
+    (folder / "screenshots").mkdir(parents=True)
+    form().save(folder / "screenshots" / "0.png")
+    SessionMetadata(
+        screen=ScreenSize(width=640, height=480),
+        backend="xvfb",
+        input_source="x11",
+        interval_s=0.5,
+        started_at=datetime(2026, 1, 5, 10, 0, tzinfo=UTC),
+        status="stopped",
+    ).save(folder / "metadata.json")
+    event = Event(
+        kind=EventKind.CLICK,
+        position=Point(x=100, y=160),
+        screenshot="screenshots/0.png",
+        element=SAVE,
+    )
+    (folder / "manifest.jsonl").write_text(json.dumps(event.to_manifest(0)) + "\n")
+    session = build_cache(folder)
+    assert session.trajectory[0].visual_element == SAVE
+    assert session.trajectory[0].visual_representation == cache.trajectory[0].visual_representation

@@ -42,7 +42,7 @@ def replay_on_moved_form(
     frame, submit = form(), layout["submit"].center
     cache = build_from_messages(
         history(frame, [({"action": "left_click", "coordinate": [submit.x, submit.y]}, frame)]),
-        RecordingSettings(debug_thumbnails=thumbnails),
+        RecordingSettings(thumbnails=thumbnails),
     )
     canvas = Canvas()
     canvas.image = form(submit=Region(x=400, y=300, width=120, height=40))
@@ -73,4 +73,4 @@ def test_without_thumbnails_the_report_says_how_to_get_them(
     sheet = Image.open(result.report_image).convert("RGB")
     assert panel_centre(sheet, 1) == GREY
     page = result.report.read_text()
-    assert "--debug-thumbnails" in page and page.count("data:image/png;base64,") == 1
+    assert "--no-thumbnails" in page and page.count("data:image/png;base64,") == 1

@@ -29,13 +29,7 @@ if TYPE_CHECKING:
         SourceError,
         StepCoordinateError,
     )
-    from viewfinder.cache.executor import (
-        CacheExecutor,
-        ExecutionSettings,
-        ReplayResult,
-        ReplayStatus,
-        StepOutcome,
-    )
+    from viewfinder.cache.executor import CacheExecutor
     from viewfinder.cache.frames import Frame, RecordedStep, steps_from_messages
     from viewfinder.cache.hashing import (
         HASH_METHODS,
@@ -51,6 +45,7 @@ if TYPE_CHECKING:
         CacheFailure,
         CacheFile,
         CacheMetadata,
+        HealRecord,
         TokenUsage,
         ToolUseBlock,
         VisualValidationSettings,
@@ -68,6 +63,12 @@ if TYPE_CHECKING:
         build_from_session,
         build_from_trajectory,
         record,
+    )
+    from viewfinder.cache.replay_models import (
+        ExecutionSettings,
+        ReplayResult,
+        ReplayStatus,
+        StepOutcome,
     )
     from viewfinder.cache.report import MismatchReport, write_mismatch_report
     from viewfinder.cache.store import (
@@ -99,27 +100,28 @@ _LAZY = {
     "DEFAULT_HASHED_ACTIONS": "viewfinder.cache.actions",
     "DEFAULT_THRESHOLD": "viewfinder.cache.checks",
     "DEFAULT_VALIDATORS": "viewfinder.cache.validity",
-    "ExecutionSettings": "viewfinder.cache.executor",
+    "ExecutionSettings": "viewfinder.cache.replay_models",
     "FORMAT_VERSION": "viewfinder.cache.models",
     "FailureRateLimit": "viewfinder.cache.validity",
     "Frame": "viewfinder.cache.frames",
     "HASH_METHODS": "viewfinder.cache.hashing",
     "HashMethod": "viewfinder.cache.hashing",
     "HashSettingsError": "viewfinder.cache.errors",
+    "HealRecord": "viewfinder.cache.models",
     "LiveScreen": "viewfinder.cache.checks",
     "MismatchReport": "viewfinder.cache.report",
     "MissingParameterError": "viewfinder.cache.errors",
     "RecordedStep": "viewfinder.cache.frames",
     "RecordingSettings": "viewfinder.cache.recording",
     "RegionHasher": "viewfinder.cache.hashing",
-    "ReplayResult": "viewfinder.cache.executor",
-    "ReplayStatus": "viewfinder.cache.executor",
+    "ReplayResult": "viewfinder.cache.replay_models",
+    "ReplayStatus": "viewfinder.cache.replay_models",
     "SourceError": "viewfinder.cache.errors",
     "StaleLimit": "viewfinder.cache.validity",
     "StepCheck": "viewfinder.cache.checks",
     "StepCoordinateError": "viewfinder.cache.errors",
     "StepFailureLimit": "viewfinder.cache.validity",
-    "StepOutcome": "viewfinder.cache.executor",
+    "StepOutcome": "viewfinder.cache.replay_models",
     "TokenUsage": "viewfinder.cache.models",
     "ToolUseBlock": "viewfinder.cache.models",
     "VisualValidationSettings": "viewfinder.cache.models",
@@ -181,6 +183,7 @@ __all__ = [
     "Frame",
     "HashMethod",
     "HashSettingsError",
+    "HealRecord",
     "LiveScreen",
     "MismatchReport",
     "MissingParameterError",

@@ -23,7 +23,10 @@ REPLAY_DESCRIPTION = (
     "Replay a cache file of a recorded trajectory on this screen without asking a model: "
     "before each step the region around it is compared with the recorded hash, and the "
     "replay stops (status NEEDS_AGENT, with the step index and distance) where the "
-    "screen no longer looks as recorded, handing control back to you. `parameters` fill "
+    "screen no longer looks as recorded, handing control back to you. A step whose target "
+    "only moved is first looked for (its element by role and name, else its recorded "
+    "picture nearby) and performed there when the match is certain (`heal: false` to "
+    "stop instead). `parameters` fill "
     "the file's {{name}} placeholders. Returns the status, the step it stopped at and a "
     "screenshot of the screen afterwards."
 )
@@ -59,6 +62,11 @@ class CacheReplayInput(BaseModel):
     )
     delay_between_actions: float = Field(
         default=0.5, ge=0, le=10, description="Seconds to wait after each step (0 to 10)."
+    )
+    heal: bool = Field(
+        default=True,
+        description="Perform a step whose target moved where it is found with certainty "
+        "(false: stop at the first step that does not look as recorded).",
     )
 
 
@@ -125,6 +133,7 @@ def cache_replay(arguments: CacheReplayInput, context: ToolContext) -> ToolResul
     settings = ExecutionSettings(
         delay_time_between_actions=arguments.delay_between_actions,
         visual_validation_threshold=arguments.threshold,
+        heal=arguments.heal,
     )
     with get_backend("xvfb", display=_display("cache_replay", context)) as backend:
         result = CacheExecutor(backend, settings).run(
@@ -140,6 +149,11 @@ def cache_replay(arguments: CacheReplayInput, context: ToolContext) -> ToolResul
             "distance": result.distance,
             "threshold": result.threshold,
             "acted": result.acted,
+            "healed": [
+                {"index": step.index, "method": step.healed, "to": step.healed_to}
+                for step in result.steps
+                if step.healed
+            ],
         },
         is_error=result.status.value == "FAILED",
     )

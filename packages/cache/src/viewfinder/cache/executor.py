@@ -13,12 +13,10 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from PIL import Image
-from pydantic import BaseModel, ConfigDict, Field
 
 from viewfinder.cache.actions import (
     action_point,
@@ -28,9 +26,16 @@ from viewfinder.cache.actions import (
 )
 from viewfinder.cache.checks import LiveScreen, StepCheck, VisualChecker
 from viewfinder.cache.errors import CacheError
+from viewfinder.cache.heal import Healer, shifted
 from viewfinder.cache.models import CacheFile, ToolUseBlock
 from viewfinder.cache.parameters import check_parameters, substitute
 from viewfinder.cache.preflight import check_steps_can_run, check_writable
+from viewfinder.cache.replay_models import (
+    ExecutionSettings,
+    ReplayResult,
+    ReplayStatus,
+    StepOutcome,
+)
 from viewfinder.cache.report import write_mismatch_report
 from viewfinder.cache.store import check_cache_file, read_cache_file, save_cache_file
 from viewfinder.cache.thumbnails import decode_thumbnail
@@ -46,75 +51,8 @@ from viewfinder.core.errors import CaptureNotSupportedError, EventFormatError, V
 from viewfinder.core.plugins import get_plugin_manager
 
 log = logging.getLogger(__name__)
-#: Seconds a mismatching region gets to settle (measured: Tk repaints within ~100 ms on a
-#: loaded two-core machine; the margin covers slower apps).
-DEFAULT_SETTLE_TIME = 0.6
 #: Pause between two checks of a region that has not settled yet.
 _SETTLE_POLL = 0.05
-
-
-class ReplayStatus(StrEnum):
-    """How a replay ended."""
-
-    COMPLETED = "COMPLETED"
-    NEEDS_AGENT = "NEEDS_AGENT"
-    FAILED = "FAILED"
-
-
-class StepOutcome(BaseModel):
-    """What replay did with one step."""
-
-    model_config = ConfigDict(frozen=True)
-
-    index: int
-    action: str
-    acted: bool
-    validated: bool = False
-    distance: int | None = None
-
-
-class ReplayResult(BaseModel):
-    """The end of a replay: status, where it stopped, why, and what it did."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    status: ReplayStatus
-    #: the first step not performed (None when every step was)
-    step_index: int | None = None
-    distance: int | None = None
-    threshold: int | None = None
-    message: str
-    steps: list[StepOutcome] = Field(default_factory=list)
-    cache_path: Path | None = None
-    report: Path | None = None
-    report_image: Path | None = None
-    invalidation_reason: str | None = None
-    #: what went wrong after the replay ended (the attempt could not be written back)
-    warnings: list[str] = Field(default_factory=list)
-    #: what a ``viewfinder_replay_handoff`` implementation returned when it took over
-    handoff: Any = Field(default=None, exclude=True)
-
-    @property
-    def acted(self) -> list[int]:
-        """Indexes of the steps that were performed."""
-        return [step.index for step in self.steps if step.acted]
-
-
-class ExecutionSettings(BaseModel):
-    """How to replay. The threshold here overrides the file's."""
-
-    model_config = ConfigDict(frozen=True)
-
-    delay_time_between_actions: float = Field(default=1.0, ge=0)
-    skip_visual_validation: bool = False
-    visual_validation_threshold: int | None = Field(default=None, ge=0)
-    #: write a mismatch report (HTML + PNG) into this folder when a step does not match
-    report_dir: Path | None = None
-    #: replay a file even when it is (or becomes, by age) marked invalid
-    allow_invalid: bool = False
-    #: how long a step whose region does not match yet is checked again before replay
-    #: stops: the app may still be repainting after the previous action
-    settle_time: float = Field(default=DEFAULT_SETTLE_TIME, ge=0)
 
 
 class CacheExecutor:
@@ -164,7 +102,10 @@ class CacheExecutor:
             check_writable(path)
         run = _Run(self, model, path, values, start_from_step_index)
         check_steps_can_run(model, values, start_from_step_index, run.screen.size, path)
-        result = run.execute()
+        try:
+            result = run.execute()
+        finally:
+            run.close()
         if saving:
             assert path is not None
             try:
@@ -219,9 +160,22 @@ class _Run:
             if validate
             else None
         )
+        self.healer = (
+            Healer(self.checker, self.screen, self._heal_display())
+            if self.checker is not None and self.settings.heal
+            else None
+        )
         self.outcomes: list[StepOutcome] = []
         #: where a caller continues after handling the step replay stopped at
         self.resume_from: int | None = None
+
+    def _heal_display(self) -> str | None:
+        display = self.settings.heal_display or getattr(self.executor.backend, "display_name", None)
+        return display if isinstance(display, str) and display else None
+
+    def close(self) -> None:
+        if self.healer is not None:
+            self.healer.close()
 
     def execute(self) -> ReplayResult:
         if not self.settings.allow_invalid:
@@ -243,8 +197,10 @@ class _Run:
             paused = self._step(index)
             if paused is not None:
                 return paused
-        if self.start == 0 and not self.settings.skip_visual_validation:
-            # A whole replay that matched every step is the evidence validity is about.
+        healed = any(outcome.healed for outcome in self.outcomes)
+        if self.start == 0 and not self.settings.skip_visual_validation and not healed:
+            # A whole replay that matched every step (none healed: the screen changed) is
+            # the evidence validity is about.
             restore_validity(self.cache)
         record_attempt(self.cache, validators=self.executor.validators)
         done = len(self.cache.trajectory) - self.start
@@ -270,6 +226,7 @@ class _Run:
                 f"Perform it yourself, then resume from step {index + 1}.",
             )
         check: StepCheck | None = None
+        heal = None
         if self.checker is not None and block.visual_representation is not None:
             try:
                 check, live = self._settled_check(index, block)
@@ -282,7 +239,12 @@ class _Run:
                 )
             else:
                 if not check.passed:
-                    return self._mismatch(index, block, check, live)
+                    heal = self.healer.find(index, block, check) if self.healer else None
+                    if heal is None:
+                        return self._mismatch(index, block, check, live)
+                    event = block_event(shifted(filled, *heal.shift)) or event
+                    log.info("cache replay: step %d %s", index, heal.describe())
+                    self.cache.metadata.heals.append(heal.record(index))
         try:
             self.executor.backend.act(event)
         except Exception as exc:  # any backend error ends the replay as FAILED
@@ -295,6 +257,8 @@ class _Run:
                 acted=True,
                 validated=check is not None,
                 distance=check.distance if check is not None else None,
+                healed=heal.method if heal is not None else None,
+                healed_to=[heal.new.x, heal.new.y] if heal is not None else None,
             )
         )
         return None

@@ -83,6 +83,31 @@ class CacheFailure(BaseModel):
     _timestamp_utc = field_validator("timestamp")(_utc)
 
 
+class HealRecord(BaseModel):
+    """One healed step of a replay: where the step was recorded, where it acted instead.
+
+    ``method`` is ``"element"`` (the recorded element found again in the accessibility
+    tree; ``element`` names it) or ``"template"`` (the stored region found again by
+    normalised cross-correlation; ``score`` is the peak's). ``from``/``to`` are the
+    step's point before and after, ``shift`` the difference.
+    """
+
+    model_config = ConfigDict(
+        extra="allow", validate_by_name=True, validate_by_alias=True, serialize_by_alias=True
+    )
+
+    timestamp: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    step_index: int
+    method: str
+    from_: list[int] = Field(alias="from")
+    to: list[int]
+    shift: list[int]
+    score: float | None = Field(default=None, exclude_if=lambda value: value is None)
+    element: str | None = Field(default=None, exclude_if=lambda value: value is None)
+
+    _timestamp_utc = field_validator("timestamp")(_utc)
+
+
 class TokenUsage(BaseModel):
     """Tokens the recording run spent (what a replay saves)."""
 
@@ -140,6 +165,8 @@ class CacheMetadata(BaseModel):
     is_valid: bool = True
     invalidation_reason: str | None = None
     visual_validation: VisualValidationSettings | None = None
+    #: steps replays healed (viewfinder's; written only once there is one)
+    heals: list[HealRecord] = Field(default_factory=list, exclude_if=lambda value: not value)
 
     _times_utc = field_validator("created_at", "last_executed_at")(_utc)
 

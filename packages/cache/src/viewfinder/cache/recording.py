@@ -51,7 +51,7 @@ from viewfinder.cache.models import (
 )
 from viewfinder.cache.parameters import parameterize
 from viewfinder.cache.regions import apply_masks, colour_signature, masks_in, typed_area
-from viewfinder.cache.thumbnails import DEFAULT_THUMBNAIL_SIZE, encode_thumbnail, region_thumbnail
+from viewfinder.cache.thumbnails import encode_thumbnail, region_thumbnail
 from viewfinder.core.errors import RegionError
 from viewfinder.core.event import Event, EventKind
 from viewfinder.core.geometry import Point, Region
@@ -67,9 +67,14 @@ class RecordingSettings:
     hash_size: int = DEFAULT_HASH_SIZE
     #: computer-use actions that get a hash (the rest store null)
     hashed_actions: frozenset[str] = field(default=DEFAULT_HASHED_ACTIONS)
-    #: store a small thumbnail of each hashed region, for mismatch reports
+    #: store each hashed region's pixels (``visual_thumbnail``, a small PNG): a replay
+    #: searches for them where the screen changed (healing) and mismatch reports show them
+    thumbnails: bool = True
+    #: kept for older callers: thumbnails are stored by default now
     debug_thumbnails: bool = False
-    thumbnail_size: int = DEFAULT_THUMBNAIL_SIZE
+    #: longest side of a stored thumbnail (None: the region as it is, what template
+    #: matching needs; a smaller one is matched on a screen scaled to it)
+    thumbnail_size: int | None = None
     #: written to the file as the default replay threshold (None: the executor's)
     threshold: int | None = None
 
@@ -85,6 +90,11 @@ class RecordingSettings:
                 f"computer-use actions such as {', '.join(sorted(DEFAULT_HASHED_ACTIONS))}"
             )
         object.__setattr__(self, "hashed_actions", actions)
+        if self.thumbnail_size is not None and self.thumbnail_size < 8:
+            raise HashSettingsError(
+                f"thumbnail size {self.thumbnail_size} is too small to show a region; use 8 "
+                "pixels or more, or None to keep the region at its own size"
+            )
 
 
 def record(
@@ -208,7 +218,7 @@ class _Hashing:
         update["visual_colour"] = colour_signature(crop)
         if masks:
             update["visual_mask"] = [[m.x, m.y, m.width, m.height] for m in masks]
-        if settings.debug_thumbnails:
+        if settings.thumbnails or settings.debug_thumbnails:
             thumbnail = region_thumbnail(image, region, settings.thumbnail_size)
             update["visual_thumbnail"] = encode_thumbnail(thumbnail)
         return block.model_copy(update=update)
@@ -250,7 +260,14 @@ def build_from_trajectory(
 
 
 def _computer_block(number: int, event: Event) -> ToolUseBlock:
-    return ToolUseBlock(id=f"toolu_vf_{number:04d}", name="computer", input=event.to_computer_use())
+    # the element under the pointer (when the recording read one) lets a replay find the
+    # target again where it moved
+    return ToolUseBlock(
+        id=f"toolu_vf_{number:04d}",
+        name="computer",
+        input=event.to_computer_use(),
+        visual_element=event.element,
+    )
 
 
 def build_from_session(

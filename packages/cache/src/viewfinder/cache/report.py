@@ -139,8 +139,8 @@ def write_mismatch_report(
     )
     if stored is None:
         figures += (
-            "<p>No stored thumbnail: build the cache with <code>--debug-thumbnails</code> "
-            "to see the region as it was recorded.</p>"
+            "<p>No stored thumbnail: the cache was built with <code>--no-thumbnails</code>; "
+            "build it without that option to see the region as it was recorded.</p>"
         )
     page = f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>viewfinder cache: step {check.index}</title>

@@ -1,4 +1,4 @@
-"""Small pictures of hashed regions, kept in debug mode to show why a step did not match."""
+"""Pictures of hashed regions: what healing searches for, and what mismatch reports show."""
 
 from __future__ import annotations
 
@@ -17,12 +17,14 @@ DEFAULT_THUMBNAIL_SIZE = 64
 
 
 def region_thumbnail(
-    image: Image.Image, region: Region | None, size: int = DEFAULT_THUMBNAIL_SIZE
+    image: Image.Image, region: Region | None, size: int | None = DEFAULT_THUMBNAIL_SIZE
 ) -> Image.Image:
-    """``region`` of ``image`` (all of it when None), shrunk to at most ``size`` pixels a side."""
+    """``region`` of ``image`` (all of it when None), shrunk to at most ``size`` pixels a
+    side (None: kept at its own size, as template matching wants it)."""
     part = image.crop(region.box) if region is not None else image.copy()
     part = part.convert("RGB")
-    part.thumbnail((size, size), Image.Resampling.LANCZOS)
+    if size is not None:
+        part.thumbnail((size, size), Image.Resampling.LANCZOS)
     return part
 
 

@@ -1,0 +1,95 @@
+"""Finding a stored region again on the screen: normalised cross-correlation.
+
+A healing replay searches a window around a step's old point for the region it stored
+(``visual_thumbnail``). The score of a place is the Pearson correlation of the template
+with the window's pixels there (grey levels, -1..1): 1 where they are the same picture
+up to brightness and contrast. The numerator is one FFT convolution (scipy), the
+window's local sums come from integral images, so a 700x700 window costs a few
+milliseconds. A match is **confident** only when its peak is high and clearly above
+the best place elsewhere: a look-alike in the window makes it ambiguous.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image
+
+#: Lowest peak score a confident match has.
+MIN_TEMPLATE_SCORE = 0.9
+#: How far the peak must stand above the best place outside its neighbourhood.
+MIN_TEMPLATE_MARGIN = 0.15
+#: Templates whose grey levels vary less than this (standard deviation, of 255) are
+#: flat: every flat place of the screen matches them equally.
+MIN_TEMPLATE_CONTRAST = 2.0
+
+
+@dataclass(frozen=True)
+class TemplateMatch:
+    """The best place of a template in an image, and how sure that is."""
+
+    #: top-left corner of the best place, in the searched image's pixels
+    x: int
+    y: int
+    score: float
+    #: the best score outside the peak's neighbourhood (half a template each way)
+    runner_up: float
+
+    @property
+    def confident(self) -> bool:
+        """A high peak, clearly above any other place (:data:`MIN_TEMPLATE_SCORE`,
+        :data:`MIN_TEMPLATE_MARGIN`)."""
+        return (
+            self.score >= MIN_TEMPLATE_SCORE and self.score - self.runner_up >= MIN_TEMPLATE_MARGIN
+        )
+
+
+def grey(image: Image.Image) -> np.ndarray:
+    """The image's grey levels (ITU-R 601 luma, as Pillow's ``L``) as float64."""
+    return np.asarray(image.convert("L"), dtype=np.float64)
+
+
+def correlation_map(image: np.ndarray, template: np.ndarray) -> np.ndarray:
+    """The normalised cross-correlation of ``template`` at every place it fits in
+    ``image`` (shape ``(H - h + 1, W - w + 1)``); 0 where the image is flat."""
+    from scipy.signal import fftconvolve  # scipy takes ~0.3 s to import: only when healing
+
+    h, w = template.shape
+    centred = template - template.mean()
+    norm = float(np.sqrt((centred * centred).sum()))
+    numerator = fftconvolve(image, centred[::-1, ::-1], mode="valid")
+    sums = _window_sums(image, h, w)
+    squares = _window_sums(image * image, h, w)
+    variance = np.maximum(squares - sums * sums / (h * w), 0.0)
+    denominator = np.sqrt(variance) * norm
+    scores = np.zeros_like(numerator)
+    # below one grey level of spread over the window, the image there is flat
+    flat = denominator <= norm * np.sqrt(h * w) * 1.0
+    np.divide(numerator, denominator, out=scores, where=~flat)
+    return np.clip(scores, -1.0, 1.0)
+
+
+def _window_sums(values: np.ndarray, h: int, w: int) -> np.ndarray:
+    table = np.zeros((values.shape[0] + 1, values.shape[1] + 1))
+    table[1:, 1:] = values.cumsum(axis=0).cumsum(axis=1)
+    return table[h:, w:] - table[:-h, w:] - table[h:, :-w] + table[:-h, :-w]
+
+
+def find_template(image: Image.Image, template: Image.Image) -> TemplateMatch | None:
+    """Where ``template`` best fits in ``image``; None when it cannot be searched for (it
+    is flat, or larger than the image)."""
+    if template.width > image.width or template.height > image.height:
+        return None
+    pattern = grey(template)
+    if float(pattern.std()) < MIN_TEMPLATE_CONTRAST:
+        return None
+    scores = correlation_map(grey(image), pattern)
+    y, x = np.unravel_index(int(np.argmax(scores)), scores.shape)
+    score = float(scores[y, x])
+    # the peak's own neighbourhood (a template shifted by less than half its size still
+    # overlaps itself) is not a second place
+    reach_y, reach_x = max(template.height // 2, 1), max(template.width // 2, 1)
+    elsewhere = scores.copy()
+    elsewhere[max(y - reach_y + 1, 0) : y + reach_y, max(x - reach_x + 1, 0) : x + reach_x] = -1.0
+    return TemplateMatch(x=int(x), y=int(y), score=score, runner_up=float(elsewhere.max()))
