@@ -107,8 +107,15 @@ def build_command(
     ] = None,
     hash_size: Annotated[int | None, typer.Option(help="Hash size [8: 64 bits].")] = None,
     threshold: Threshold = None,
+    thumbnails: Annotated[
+        bool,
+        typer.Option(
+            help="Store each hashed region's pixels (a small PNG): replays search for them "
+            "where the screen changed, reports show them."
+        ),
+    ] = True,
     debug_thumbnails: Annotated[
-        bool, typer.Option(help="Store small region thumbnails for mismatch reports.")
+        bool, typer.Option(help="Kept for older scripts: thumbnails are stored by default.")
     ] = False,
     goal: Annotated[str | None, typer.Option(help="What the trajectory does.")] = None,
     parameter: Annotated[
@@ -141,7 +148,7 @@ def build_command(
             part.strip() for part in hashed_actions.split(",") if part.strip()
         )
     settings = RecordingSettings(
-        debug_thumbnails=debug_thumbnails,
+        thumbnails=thumbnails or debug_thumbnails,
         **{name: value for name, value in given.items() if value is not None},
     )
     cache = build_cache(source, settings, goal=goal, parameters=_pairs(parameter, "--parameter"))
@@ -201,7 +208,10 @@ def show_command(file: CacheFileArg, as_json: JsonOutput = False) -> None:
         typer.echo(f"parameter {{{{{name}}}}}: {cache.cache_parameters.get(name, '')}")
     for index, block in enumerate(cache.trajectory):
         digest = block.visual_representation or "-"
-        typer.echo(f"{index:>4}  {digest:<18} {describe(block)}")
+        target = f"  on {block.visual_element.describe()}" if block.visual_element else ""
+        typer.echo(f"{index:>4}  {digest:<18} {describe(block)}{target}")
+    for heal in meta.heals:
+        typer.echo(f"healed {heal.timestamp:%Y-%m-%d %H:%M:%S}: {heal.describe()}")
 
 
 def _summary(file: Path, cache: CacheFile, valid: bool, reason: str | None) -> dict[str, Any]:
@@ -306,9 +316,21 @@ def replay_command(
     ] = None,
     allow_invalid: Annotated[bool, typer.Option(help="Replay even a file marked invalid.")] = False,
     save: Annotated[bool, typer.Option(help="Record the attempt in the file.")] = True,
+    heal: Annotated[
+        bool,
+        typer.Option(
+            help="Act on a step whose target moved where its element or picture is found "
+            "with certainty (--no-heal: stop at the first mismatch)."
+        ),
+    ] = True,
+    heal_display: Annotated[
+        str | None,
+        typer.Option(help="X display whose accessibility tree healing reads [the replay's]."),
+    ] = None,
     as_json: JsonOutput = False,
 ) -> None:
-    """Replay a cache file, stopping before any step whose screen region has changed."""
+    """Replay a cache file, stopping before any step whose screen region has changed
+    (unless its target only moved and is found again)."""
     from viewfinder.cache.executor import CacheExecutor, ExecutionSettings
     from viewfinder.cache.store import read_cache_file
 
@@ -319,6 +341,8 @@ def replay_command(
         report_dir=report_dir,
         allow_invalid=allow_invalid,
         settle_time=settle,
+        heal=heal,
+        heal_display=heal_display,
     )
     read_cache_file(file)  # a file that is no cache is reported before a screen is opened
     with _backend(display, backend, option) as screen:
@@ -329,6 +353,9 @@ def replay_command(
         typer.echo(result.model_dump_json(indent=2))
     else:
         typer.echo(f"{result.status.value}: {result.message}")
+        for step in result.steps:
+            if step.healed:
+                typer.echo(f"step {step.index} healed by {step.healed}: acted at {step.healed_to}")
         if result.report is not None:
             typer.echo(f"report: {result.report}")
         if result.invalidation_reason:

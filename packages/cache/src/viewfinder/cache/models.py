@@ -107,6 +107,17 @@ class HealRecord(BaseModel):
 
     _timestamp_utc = field_validator("timestamp")(_utc)
 
+    def describe(self) -> str:
+        """``step 2 by element push button 'Save': (90, 58) -> (210, 58), shift (+120, +0)``."""
+        how = f"element {self.element}" if self.element else f"template (score {self.score})"
+        if self.method not in ("element", "template"):
+            how = self.method
+        moved = ", ".join(f"{value:+d}" for value in self.shift)
+        return (
+            f"step {self.step_index} by {how}: {tuple(self.from_)} -> {tuple(self.to)}, "
+            f"shift ({moved})"
+        )
+
 
 class TokenUsage(BaseModel):
     """Tokens the recording run spent (what a replay saves)."""

@@ -1,0 +1,217 @@
+"""Healing replays on a real GTK 3 form on a real Xvfb with its accessibility buses.
+
+The form (heal_form.py) is recorded once in its original layout: a click on the "Save"
+button, on the canvas-painted "Go" picture, and on "Cancel", each with the frame
+captured from the display and the element under the point read from the live tree.
+Then the app is restarted in a changed layout and the cache replayed; the app prints
+every click that lands, so each test says what was clicked and that nothing else was.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from viewfinder.cache import (
+    CacheExecutor,
+    ExecutionSettings,
+    ReplayResult,
+    ReplayStatus,
+    build_from_trajectory,
+    read_cache_file,
+    save_cache_file,
+)
+from viewfinder.cli.app import build_app
+from viewfinder.core import Event, EventKind, Point, Trajectory, get_element_source
+from viewfinder.xvfb import Display
+
+HERE = Path(__file__).parent
+SYSTEM_PYTHON = "/usr/bin/python3"  # GTK's bindings are Debian's python3-gi
+SAVE, GO, CANCEL = Point(x=90, y=58), Point(x=85, y=257), Point(x=90, y=138)
+#: the canvas away from every picture: a click there is the app's last word
+SENTINEL = Point(x=620, y=470)
+
+
+class App:
+    """heal_form.py in one layout; :meth:`close` returns the clicks it printed."""
+
+    def __init__(self, display: Display, layout: str) -> None:
+        self.display = display
+        self.process = subprocess.Popen(
+            [SYSTEM_PYTHON, str(HERE / "heal_form.py"), layout],
+            env=display.env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()  # once the window is drawn
+        assert line.strip() == "ready", f"the form did not start: {line!r}"
+
+    def close(self) -> list[str]:
+        # X events are handled in order: once the app printed the sentinel click, every
+        # click sent before it has been printed too
+        assert self.process.stdout is not None
+        clicks = []
+        watchdog = threading.Timer(20, self.process.kill)  # the reading below is bounded
+        watchdog.start()
+        try:
+            with self.display.backend() as screen:
+                screen.act(Event(kind=EventKind.CLICK, position=SENTINEL))
+            for line in self.process.stdout:
+                if line.strip() == "clicked canvas":
+                    break
+                clicks.append(line.strip())
+        finally:
+            watchdog.cancel()
+            self.process.terminate()
+            self.process.communicate(timeout=10)
+        return clicks
+
+
+@pytest.fixture(scope="module")
+def display() -> Iterator[Display]:
+    with Display(640, 480, accessibility=True) as display:
+        yield display
+
+
+@pytest.fixture(scope="module")
+def recorded(display: Display, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The cache of three clicks on the original form, with their elements."""
+    app = App(display, "original")
+    trajectory = Trajectory()
+    try:
+        with (
+            display.backend() as screen,
+            get_element_source("atspi", display=display.name) as source,
+        ):
+            for point in (SAVE, GO, CANCEL):
+                frame = screen.capture()
+                tree = source.read()
+                under = tree.element_at(point.x, point.y)
+                anchor = tree.anchor(under) if under is not None else None
+                event = Event(kind=EventKind.CLICK, position=point, element=anchor)
+                trajectory.append(event, frame=frame)
+                screen.act(event)
+    finally:
+        clicks = app.close()
+    assert clicks == ["clicked Save", "clicked Go", "clicked Cancel"]
+    path = tmp_path_factory.mktemp("healing") / "form.json"
+    save_cache_file(build_from_trajectory(trajectory, goal="save, go, cancel"), path)
+    return path
+
+
+def replay(
+    display: Display,
+    recorded: Path,
+    tmp_path: Path,
+    layout: str,
+    *,
+    start: int = 0,
+    heal: bool = True,
+) -> tuple[ReplayResult, list[str], Path]:
+    """Replay a copy of the recording on the form in ``layout``: the result, the clicks
+    the app printed, and the copy (with what the replay wrote into it)."""
+    copy = tmp_path / "form.json"
+    shutil.copy(recorded, copy)
+    app = App(display, layout)
+    try:
+        with display.backend() as screen:
+            options = ExecutionSettings(delay_time_between_actions=0.3, settle_time=0.3, heal=heal)
+            result = CacheExecutor(screen, options).run(copy, start_from_step_index=start)
+    finally:
+        clicks = app.close()
+    return result, clicks, copy
+
+
+def test_the_recording_keeps_each_clicks_element_and_region(recorded: Path) -> None:
+    cache = read_cache_file(recorded)
+    save, go, cancel = cache.trajectory
+    assert save.visual_element is not None and cancel.visual_element is not None
+    assert (save.visual_element.role, save.visual_element.name) == ("push button", "Save")
+    assert save.visual_element.path[0] == ("application", "heal_form.py")
+    assert save.visual_element.box is not None and save.visual_element.box.x == 40
+    # the canvas has no element of its own: what is under the picture is the whole area
+    assert go.visual_element is not None and go.visual_element.role == "drawing area"
+    assert all(block.visual_thumbnail for block in cache.trajectory)
+
+
+def test_a_moved_button_heals_by_element_and_a_painted_one_by_template(
+    display: Display, recorded: Path, tmp_path: Path
+) -> None:
+    result, clicks, copy = replay(display, recorded, tmp_path, "moved")
+    assert result.status is ReplayStatus.COMPLETED, result.message
+    assert clicks == ["clicked Save", "clicked Go", "clicked Cancel"]
+    steps = result.steps
+    assert [step.healed for step in steps] == ["element", "template", None]
+    assert steps[0].healed_to == [SAVE.x + 120, SAVE.y]
+    assert steps[1].healed_to == [GO.x, GO.y + 120]
+
+    heals = json.loads(copy.read_text())["metadata"]["heals"]
+    assert [(h["step_index"], h["method"], h["from"], h["to"], h["shift"]) for h in heals] == [
+        (0, "element", [90, 58], [210, 58], [120, 0]),
+        (1, "template", [85, 257], [85, 377], [0, 120]),
+    ]
+    assert heals[0]["element"] == "push button 'Save'"
+    assert heals[1]["score"] >= 0.9
+    cache = read_cache_file(copy)
+    assert cache.metadata.failures == [] and cache.metadata.execution_attempts == 1
+
+    shown = CliRunner().invoke(build_app(), ["cache", "show", str(copy)])
+    assert shown.exit_code == 0, shown.output
+    assert "step 0 by element push button 'Save': (90, 58) -> (210, 58), shift (+120, +0)" in (
+        shown.output
+    )
+    assert "step 1 by template (score" in shown.output and "shift (+0, +120)" in shown.output
+
+
+def test_a_removed_button_ends_in_needs_agent_with_nothing_clicked(
+    display: Display, recorded: Path, tmp_path: Path
+) -> None:
+    result, clicks, copy = replay(display, recorded, tmp_path, "removed")
+    assert result.status is ReplayStatus.NEEDS_AGENT
+    assert result.step_index == 0
+    assert clicks == []
+    assert "heals" not in json.loads(copy.read_text())["metadata"]
+
+
+def test_a_look_alike_elsewhere_ends_in_needs_agent_with_nothing_clicked(
+    display: Display, recorded: Path, tmp_path: Path
+) -> None:
+    # "Save" is gone from the form; a button that looks the same sits in another frame
+    result, clicks, _ = replay(display, recorded, tmp_path, "lookalike")
+    assert result.status is ReplayStatus.NEEDS_AGENT
+    assert result.step_index == 0
+    assert clicks == []
+    # the painted "Go" moved, and has a twin within reach: two places, neither is certain
+    result, clicks, _ = replay(display, recorded, tmp_path, "lookalike", start=1)
+    assert result.status is ReplayStatus.NEEDS_AGENT
+    assert result.step_index == 1
+    assert clicks == []
+
+
+def test_no_heal_stops_at_the_first_moved_step(
+    display: Display, recorded: Path, tmp_path: Path
+) -> None:
+    result, clicks, copy = replay(display, recorded, tmp_path, "moved", heal=False)
+    assert result.status is ReplayStatus.NEEDS_AGENT
+    assert result.step_index == 0
+    assert clicks == []
+    assert "heals" not in json.loads(copy.read_text())["metadata"]
+
+
+def test_the_original_form_replays_without_healing(
+    display: Display, recorded: Path, tmp_path: Path
+) -> None:
+    result, clicks, copy = replay(display, recorded, tmp_path, "original")
+    assert result.status is ReplayStatus.COMPLETED, result.message
+    assert [step.healed for step in result.steps] == [None, None, None]
+    assert clicks == ["clicked Save", "clicked Go", "clicked Cancel"]
+    assert "heals" not in json.loads(copy.read_text())["metadata"]
