@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from viewfinder.cache import CacheFile, parse_cache_json, read_cache_file, save_cache_file
+from pydantic import BaseModel
+
+from viewfinder.cache import (
+    CacheFile,
+    HealRecord,
+    parse_cache_json,
+    read_cache_file,
+    save_cache_file,
+)
+from viewfinder.core import Region
+from viewfinder.core.element import ElementAnchor
 
 # A 0.3 file as askui's CacheManager writes it (json.dump(model_dump(mode="json"), indent=2)),
 # plus fields from elsewhere that a reader must keep.
@@ -227,3 +238,90 @@ def test_naive_timestamps_are_taken_as_utc() -> None:
         json.dumps({"metadata": {"created_at": "2026-01-01T12:00:00"}, "trajectory": []})
     )
     assert cache.metadata.created_at.isoformat() == "2026-01-01T12:00:00+00:00"
+
+
+class _AskuiFailure(BaseModel):
+    timestamp: datetime
+    step_index: int
+    error_message: str
+    failure_count_at_step: int
+
+
+class _AskuiVisualValidation(BaseModel):
+    enabled: bool
+    method: str
+    region_size: int
+
+
+class _AskuiMetadata(BaseModel):
+    version: str
+    created_at: datetime
+    goal: str | None = None
+    last_executed_at: datetime | None = None
+    execution_attempts: int = 0
+    failures: list[_AskuiFailure] = []
+    is_valid: bool = True
+    invalidation_reason: str | None = None
+    visual_validation: _AskuiVisualValidation | None = None
+
+
+class _AskuiBlock(BaseModel):
+    type: Literal["tool_use"]
+    id: str
+    name: str
+    input: dict[str, Any]
+    cache_control: dict[str, Any] | None = None
+    visual_representation: str | None = None
+
+
+class _AskuiCacheFile(BaseModel):
+    """A reader of the fields format 0.3 defines, declared as askui declares its models
+    (pydantic with its default of ignoring unknown fields): what such a reader makes
+    of a file of ours. (askui itself is not a dependency: it pulls in its model
+    clients.)"""
+
+    metadata: _AskuiMetadata
+    trajectory: list[_AskuiBlock]
+    cache_parameters: dict[str, str] = {}
+
+
+def test_an_askui_reader_reads_our_elements_thumbnails_and_heals_as_a_plain_03_file(
+    tmp_path: Path,
+) -> None:
+    cache = CacheFile.model_validate(ASKUI_03)
+    cache.trajectory[0].visual_element = ElementAnchor(
+        role="push button",
+        name="Save",
+        path=(("application", "form"), ("frame", "Form")),
+        box=Region(x=400, y=280, width=100, height=40),
+    )
+    cache.trajectory[0].visual_thumbnail = "iVBORw0KGgo="
+    cache.metadata.heals.append(
+        HealRecord.model_validate(
+            {
+                "step_index": 0,
+                "method": "element",
+                "from": [450, 300],
+                "to": [570, 300],
+                "shift": [120, 0],
+                "element": "push button 'Save'",
+            }
+        )
+    )
+    path = save_cache_file(cache, tmp_path / "ours.json")
+    data = json.loads(path.read_text())
+    assert data["trajectory"][0]["visual_element"]["name"] == "Save"
+    assert data["metadata"]["heals"][0]["from"] == [450, 300]
+    theirs = _AskuiCacheFile.model_validate(data)
+    assert theirs.metadata.version == "0.3"
+    assert theirs.metadata.visual_validation is not None
+    assert [block.visual_representation for block in theirs.trajectory] == [
+        "a8f3c9e14b7d2056",
+        "0f0f0f0f0f0f0f0f",
+        None,
+    ]
+    assert theirs.trajectory[0].input == {"action": "left_click", "coordinate": [450, 300]}
+    # and ours reads its own fields back
+    again = read_cache_file(path)
+    assert again.trajectory[0].visual_element == cache.trajectory[0].visual_element
+    assert again.metadata.heals[0].to == [570, 300]

@@ -129,7 +129,15 @@ class Healer:
 
     def find(self, index: int, block: ToolUseBlock, check: StepCheck) -> Heal | None:
         """Where step ``index`` (whose check failed) can act instead; None when no place
-        is certain."""
+        is certain, or the search itself failed (a broken thumbnail, a capture error):
+        a replay that cannot heal stops as it would without healing."""
+        try:
+            return self._find(index, block, check)
+        except (ViewfinderError, ValueError, OSError) as exc:
+            log.warning("heal: step %d cannot be healed: %s", index, exc)
+            return None
+
+    def _find(self, index: int, block: ToolUseBlock, check: StepCheck) -> Heal | None:
         point = check_point(block)
         if point is None or check.region is None:
             return None

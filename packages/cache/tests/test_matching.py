@@ -1,0 +1,139 @@
+"""Template matching and the heal's arithmetic, on drawn pictures (the real-app test is
+test_healing.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+from viewfinder.cache import (
+    CacheExecutor,
+    ExecutionSettings,
+    ReplayStatus,
+    ToolUseBlock,
+    build_from_messages,
+)
+from viewfinder.cache.heal import Heal, is_enabled, names_a_target, shifted
+from viewfinder.cache.matching import MIN_TEMPLATE_MARGIN, find_template
+from viewfinder.core import Point, Region
+from viewfinder.core.element import Element, ElementAnchor
+from viewfinder.core.testing import Canvas, CanvasBackend
+
+GREY = (232, 232, 232)
+
+
+def button(draw: ImageDraw.ImageDraw, x: int, y: int) -> None:
+    draw.rectangle((x, y, x + 89, y + 33), (25, 140, 50))
+    draw.polygon([(x + 20, y + 8), (x + 40, y + 17), (x + 20, y + 26)], (255, 255, 255))
+    draw.rectangle((x + 52, y + 8, x + 69, y + 25), (255, 255, 255))
+
+
+def screen(*places: tuple[int, int]) -> Image.Image:
+    image = Image.new("RGB", (600, 400), GREY)
+    draw = ImageDraw.Draw(image)
+    for x, y in places:
+        button(draw, x, y)
+    return image
+
+
+def test_a_moved_picture_is_found_where_it_is_with_confidence() -> None:
+    template = screen((40, 40)).crop((35, 7, 135, 107))  # the region around (85, 57)
+    match = find_template(screen((160, 200)), template)
+    assert match is not None
+    assert (match.x, match.y) == (155, 167)
+    assert match.score > 0.99 and match.confident
+    assert match.runner_up < match.score - MIN_TEMPLATE_MARGIN
+
+
+def test_a_twin_makes_the_match_ambiguous() -> None:
+    template = screen((40, 40)).crop((35, 7, 135, 107))
+    match = find_template(screen((160, 200), (400, 60)), template)
+    assert match is not None and match.score > 0.99
+    assert match.runner_up > 0.99 and not match.confident
+
+
+def test_nothing_like_it_is_not_confident_and_a_flat_template_is_not_searched() -> None:
+    template = screen((40, 40)).crop((35, 7, 135, 107))
+    elsewhere = Image.new("RGB", (600, 400), GREY)
+    ImageDraw.Draw(elsewhere).ellipse((200, 100, 260, 160), (200, 30, 30))
+    match = find_template(elsewhere, template)
+    assert match is not None and not match.confident
+    assert find_template(screen(), Image.new("RGB", (100, 100), GREY)) is None
+    assert find_template(screen().crop((0, 0, 50, 50)), template) is None  # too small
+
+
+def test_a_shifted_step_moves_every_point_it_has() -> None:
+    drag = ToolUseBlock(
+        id="a",
+        name="computer",
+        input={"action": "left_click_drag", "start_coordinate": [10, 20], "coordinate": [30, 40]},
+    )
+    assert shifted(drag, 5, -3).input == {
+        "action": "left_click_drag",
+        "start_coordinate": [15, 17],
+        "coordinate": [35, 37],
+    }
+    typing = ToolUseBlock(
+        id="b", name="computer", input={"action": "type", "text": "x"}, visual_point=[50, 60]
+    )
+    moved = shifted(typing, 120, 0)
+    assert moved.visual_point == [170, 60] and moved.input == typing.input
+    heal = Heal("template", Point(x=50, y=60), Point(x=170, y=60), score=0.987654)
+    record = heal.record(3)
+    assert record.model_dump(mode="json")["from"] == [50, 60]
+    assert (record.shift, record.score, record.element) == ([120, 0], 0.9877, None)
+
+
+def test_only_named_or_interactive_elements_are_targets_and_greyed_out_ones_are_not_acted_on() -> (
+    None
+):
+    assert names_a_target(ElementAnchor(role="push button"))
+    assert names_a_target(ElementAnchor(role="label", name="Total"))
+    assert not names_a_target(ElementAnchor(role="drawing area"))
+    box = Region(x=0, y=0, width=10, height=10)
+    live = frozenset({"showing", "visible", "enabled", "sensitive"})
+    assert is_enabled(Element(ref="e1", role="push button", states=live, box=box))
+    greyed = Element(ref="e1", role="push button", states=frozenset({"showing"}), box=box)
+    assert not is_enabled(greyed)
+    assert not is_enabled(Element(ref="e1", role="button", states=frozenset({"disabled"})))
+
+
+def moved_picture_replay(history: Any, *, broken: bool) -> Any:
+    frame = screen((40, 40))
+    cache = build_from_messages(
+        history(frame, [({"action": "left_click", "coordinate": [85, 57]}, frame)])
+    )
+    if broken:
+        cache.trajectory[0].visual_thumbnail = "not a png"
+    canvas = Canvas(600, 400)
+    canvas.image = screen((190, 190))
+    settings = ExecutionSettings(delay_time_between_actions=0, settle_time=0)
+    return CacheExecutor(CanvasBackend(canvas), settings).run(cache), canvas, cache
+
+
+def test_a_replay_heals_by_template_and_a_broken_thumbnail_only_stops_it(history: Any) -> None:
+    result, canvas, cache = moved_picture_replay(history, broken=False)
+    assert result.status is ReplayStatus.COMPLETED
+    assert [event.position for event in canvas.events] == [Point(x=235, y=207)]
+    assert [(h.method, h.shift) for h in cache.metadata.heals] == [("template", [150, 150])]
+
+    result, canvas, cache = moved_picture_replay(history, broken=True)
+    assert result.status is ReplayStatus.NEEDS_AGENT and result.step_index == 0
+    assert canvas.events == [] and cache.metadata.heals == []
+
+
+def test_a_wide_plain_button_is_no_confident_match(
+    form: Any, history: Any, layout: dict[str, Region]
+) -> None:
+    # a 100 px region inside a 120 px button is bands of colour: sliding it sideways
+    # matches nearly as well, so the place is not certain and replay stops
+    frame, submit = form(), layout["submit"]
+    cache = build_from_messages(
+        history(frame, [({"action": "left_click", "coordinate": [100, 160]}, frame)])
+    )
+    canvas = Canvas()
+    canvas.image = form(submit=Region(x=submit.x + 150, y=submit.y + 150, width=120, height=40))
+    settings = ExecutionSettings(delay_time_between_actions=0, settle_time=0)
+    result = CacheExecutor(CanvasBackend(canvas), settings).run(cache)
+    assert result.status is ReplayStatus.NEEDS_AGENT and canvas.events == []
