@@ -20,7 +20,13 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from viewfinder.browser.dump import dump_file_name, safe_session_name
-from viewfinder.cache import RecordingSettings, build_cache, save_cache_file
+from viewfinder.cache import (
+    HealRecord,
+    RecordingSettings,
+    build_cache,
+    read_cache_file,
+    save_cache_file,
+)
 from viewfinder.cli.app import build_app
 from viewfinder.core import Region
 from viewfinder.core.testing import Canvas
@@ -119,6 +125,23 @@ def test_a_cache_file_checked_on_a_given_screenshot(
     assert unchecked["steps"][0]["check"]["state"] == "unchecked"
     assert unchecked["steps"][0]["check"]["recorded"] is not None  # a debug thumbnail
     assert unchecked["steps"][2]["check"]["state"] == "not hashed"  # a key is not hashed
+    assert unchecked["steps"][0]["check"]["healed"] == []
+
+    cache = read_cache_file(artifacts / "exports" / "cache.json")
+    cache.metadata.heals.append(
+        HealRecord.model_validate(
+            {"step_index": 0, "method": "element", "from": [10, 20], "to": [130, 20],
+             "shift": [120, 0], "element": "push button 'Save'"}
+        )
+    )  # fmt: skip
+    save_cache_file(cache, artifacts / "exports" / "cache.json")
+    healed = get(viewer, "/api/artifact", id="exports/cache.json").json()
+    (entry,) = healed["steps"][0]["check"]["healed"]
+    assert entry.endswith(
+        "step 0 by element push button 'Save': (10, 20) -> (130, 20), shift (+120, +0)"
+    )
+    assert healed["steps"][1]["check"]["healed"] == []
+    assert healed["facts"]["healed"].startswith("1 step(s) in replays")
 
     screen = tmp_path / "screen.png"
     Image.new("RGB", (640, 480), "white").save(screen)  # as it was before the first click

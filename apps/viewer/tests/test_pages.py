@@ -129,9 +129,11 @@ def test_a_failed_cache_check_shows_the_failing_step_coloured_with_its_distance(
     from viewfinder.cache import (
         CacheExecutor,
         ExecutionSettings,
+        HealRecord,
         RecordingSettings,
         ReplayStatus,
         build_cache,
+        read_cache_file,
         save_cache_file,
     )
     from viewfinder.xvfb import XvfbBackend
@@ -152,8 +154,19 @@ def test_a_failed_cache_check_shows_the_failing_step_coloured_with_its_distance(
             ),
             "the moved board on the screen",
         )
-        replay = CacheExecutor(screen, ExecutionSettings(settle_time=0.1)).run(cache_file)
+        replay = CacheExecutor(screen, ExecutionSettings(settle_time=0.1, heal=False)).run(
+            cache_file
+        )
     assert replay.status is ReplayStatus.NEEDS_AGENT and replay.step_index == 0
+    # an earlier replay healed step 0: the file's history says so
+    healed = read_cache_file(cache_file)
+    healed.metadata.heals.append(
+        HealRecord.model_validate(
+            {"step_index": 0, "method": "template", "from": [40, 40], "to": [110, 40],
+             "shift": [70, 0], "score": 0.998}
+        )
+    )  # fmt: skip
+    save_cache_file(healed, cache_file)
 
     viewer = serve(root=root, screen=display.name)
     open_page(page, f"{viewer.url}/?a=board.json")
@@ -168,6 +181,10 @@ def test_a_failed_cache_check_shows_the_failing_step_coloured_with_its_distance(
     assert "a replay stops here" in panel.locator("h3").inner_text()
     assert panel.locator("img").count() == 2  # the recorded region beside the screen's
     assert "the last replay stopped here" in panel.inner_text()
+    assert (
+        "step 0 by template (score 0.998): (40, 40) -> (110, 40), shift (+70, +0)"
+        in panel.inner_text()
+    )
     banners = page.locator("#banners").inner_text()
     assert "the last failed replay stopped at step 0" in banners
     # a later hashed step differs too, as it should: it is not the failing one

@@ -6,8 +6,8 @@ display captured once per look, or a screenshot file) every hashed step is check
 as ``viewfinder cache check`` does: the first one from the start must match the screen
 as it is; later ones that differ are ``later``, as they should be. The page shows the
 recorded region beside the screen's, the distance and the threshold; past replays
-come from the metadata (failures per step, where the last replay stopped, whether the
-file is still trusted).
+come from the metadata (failures per step, where the last replay stopped, the steps
+replays healed and how, whether the file is still trusted).
 
 A file that does not parse (truncated, damaged) is read as far as it goes: the
 metadata object and every whole step before the damage.
@@ -89,6 +89,11 @@ def load_cache(
     )
     if meta.goal:
         view.facts["goal"] = meta.goal
+    if meta.heals:
+        view.facts["healed"] = (
+            f"{len(meta.heals)} step(s) in replays, the last "
+            f"{meta.heals[-1].timestamp.isoformat(timespec='seconds')}"
+        )
     if meta.last_executed_at is not None:
         view.facts["last replay"] = meta.last_executed_at.isoformat(timespec="seconds")
     if not meta.is_valid:
@@ -126,6 +131,13 @@ def load_cache(
             step.event["focus"] = {"x": block.visual_point[0], "y": block.visual_point[1]}
         step.check = _step_check(block, index, checks.get(index), first_hashed, visual.active)
         step.check.failures = meta.failures_at(index)
+        if block.visual_element is not None:
+            step.check.element = block.visual_element.describe()
+        step.check.healed = [
+            f"{heal.timestamp.isoformat(timespec='seconds')}: {heal.describe()}"
+            for heal in meta.heals
+            if heal.step_index == index
+        ]
         if stopped is not None and stopped.step_index == index:
             step.check.stopped_here = stopped.error_message
         _pictures(loaded, step, block, checks.get(index), screen, artifact_id)

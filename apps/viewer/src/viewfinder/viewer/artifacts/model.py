@@ -57,6 +57,10 @@ class Check(BaseModel):
     region: list[int] | None = None
     failures: int = 0
     stopped_here: str | None = None
+    #: the element the step acted on when it was recorded (``push button 'Save'``)
+    element: str | None = None
+    #: each time a replay healed this step: how, from where to where (oldest first)
+    healed: list[str] = Field(default_factory=list)
     recorded: str | None = None
     live: str | None = None
 

@@ -241,7 +241,7 @@ function checkPanel(step) {
     h("h3", {}, `Visual check: ${words}`, checkText(check) ? h("span", { class: "distance", text: ` — ${checkText(check)}` }) : null));
   const pictures = h("div", { class: "regions" });
   pictures.append(h("figure", {}, h("figcaption", { text: "Recorded region" }),
-    check.recorded ? h("img", { src: check.recorded, alt: "the recorded region" }) : h("p", { class: "no-frame", text: "not stored (build with --debug-thumbnails)" })));
+    check.recorded ? h("img", { src: check.recorded, alt: "the recorded region" }) : h("p", { class: "no-frame", text: "not stored (built with --no-thumbnails)" })));
   pictures.append(h("figure", {}, h("figcaption", { text: "Screen's region" }),
     check.live ? h("img", { src: check.live, alt: "the screen's region" }) : h("p", { class: "no-frame", text: "no screen given" })));
   panel.append(pictures);
@@ -252,6 +252,8 @@ function checkPanel(step) {
   if (check.region) add("region", check.region.join(", "));
   add("failed replays here", check.failures);
   if (check.stopped_here) add("the last replay stopped here", check.stopped_here);
+  add("recorded on", check.element);
+  for (const heal of check.healed || []) add("healed in a replay", heal);
   panel.append(facts);
   return panel;
 }
