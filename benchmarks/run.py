@@ -37,6 +37,7 @@ BENCHMARKS = [
     "mcp",
     "scale",
     "elements",
+    "healing",
 ]
 DOC = ROOT / "docs" / "benchmarks.md"
 MARKER = "<!-- section: {} -->"

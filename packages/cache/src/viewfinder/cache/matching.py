@@ -3,9 +3,9 @@
 A healing replay searches a window around a step's old point for the region it stored
 (``visual_thumbnail``). The score of a place is the Pearson correlation of the template
 with the window's pixels there (grey levels, -1..1): 1 where they are the same picture
-up to brightness and contrast. The numerator is one FFT convolution (scipy), the
+up to brightness and contrast. The numerator is one FFT product (scipy.fft), the
 window's local sums come from integral images: a 601x601 window (the +-300 px a
-replay searches) costs about 40 ms for a 100 px region on a loaded two-core machine. A match is **confident** only when its peak is high and clearly above
+replay searches) costs about 30 ms for a 100 px region on a loaded two-core machine. A match is **confident** only when its peak is high and clearly above
 the best place elsewhere: a look-alike in the window makes it ambiguous.
 """
 
@@ -53,12 +53,10 @@ def grey(image: Image.Image) -> np.ndarray:
 def correlation_map(image: np.ndarray, template: np.ndarray) -> np.ndarray:
     """The normalised cross-correlation of ``template`` at every place it fits in
     ``image`` (shape ``(H - h + 1, W - w + 1)``); 0 where the image is flat."""
-    from scipy.signal import fftconvolve  # scipy takes ~0.3 s to import: only when healing
-
     h, w = template.shape
     centred = template - template.mean()
     norm = float(np.sqrt((centred * centred).sum()))
-    numerator = fftconvolve(image, centred[::-1, ::-1], mode="valid")
+    numerator = _correlate(image, centred)
     sums = _window_sums(image, h, w)
     squares = _window_sums(image * image, h, w)
     variance = np.maximum(squares - sums * sums / (h * w), 0.0)
@@ -68,6 +66,20 @@ def correlation_map(image: np.ndarray, template: np.ndarray) -> np.ndarray:
     flat = denominator <= norm * np.sqrt(h * w) * 1.0
     np.divide(numerator, denominator, out=scores, where=~flat)
     return np.clip(scores, -1.0, 1.0)
+
+
+def _correlate(image: np.ndarray, template: np.ndarray) -> np.ndarray:
+    """``sum(image[y + i, x + j] * template[i, j])`` at every place the template fits,
+    as one FFT product (scipy.fft, which the hashes load anyway: scipy.signal would
+    cost seconds to import)."""
+    from scipy import fft
+
+    h, w = template.shape
+    height, width = image.shape
+    shape = (fft.next_fast_len(height + h - 1, True), fft.next_fast_len(width + w - 1, True))
+    product = fft.rfft2(image, shape) * fft.rfft2(template[::-1, ::-1], shape)
+    full = fft.irfft2(product, shape)
+    return full[h - 1 : height, w - 1 : width]
 
 
 def _window_sums(values: np.ndarray, h: int, w: int) -> np.ndarray:
