@@ -217,7 +217,8 @@ def main() -> None:
         f"{statistics.median(agent_times) / statistics.median(heal_times):.2f}x |",
         f"| heal search by element (Save: a new tree source, one read, locate) | "
         f"{ms(element_times)} | |",
-        f"| heal search by template (Go: the ±300 px window clipped to the screen, correlation, hash check) | "
+        "| heal search by template (Go: the ±300 px window clipped to the screen, "
+        "correlation, hash check) | "
         f"{ms(template_times)} | |",
         "",
         f"Healed / handoff: **{ratio:.2f}** before any model time: both wait the settle "

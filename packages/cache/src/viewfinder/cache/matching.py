@@ -5,7 +5,8 @@ A healing replay searches a window around a step's old point for the region it s
 with the window's pixels there (grey levels, -1..1): 1 where they are the same picture
 up to brightness and contrast. The numerator is one FFT product (scipy.fft), the
 window's local sums come from integral images: a 601x601 window (the +-300 px a
-replay searches) costs about 30 ms for a 100 px region on a loaded two-core machine. A match is **confident** only when its peak is high and clearly above
+replay searches) costs about 30 ms for a 100 px region on a loaded two-core machine.
+A match is **confident** only when its peak is high and clearly above
 the best place elsewhere: a look-alike in the window makes it ambiguous.
 """
 
