@@ -26,7 +26,7 @@ from tests.cache_form import (  # fixtures are used by name
     script,
     start_form,
 )
-from viewfinder.cache import parse_cache_json
+from viewfinder.cache import HealRecord, parse_cache_json
 from viewfinder.xvfb import Display
 
 __all__ = ["backend", "display", "login_history", "script", "start_form"]
@@ -85,7 +85,17 @@ def test_the_python_quick_start(
 
 
 def test_the_format_example_is_a_valid_cache_file() -> None:
-    (block,) = snippets("json")
+    block = snippets("json")[0]
     cache = parse_cache_json(block)
     assert cache.visual.active and cache.cache_parameters == {"user": "Name of the user to log in"}
     assert [block.action for block in cache.trajectory] == ["left_click", "type", "key"]
+
+
+def test_the_heal_history_example_reads_as_heal_records() -> None:
+    history = json.loads(snippets("json")[1])["heals"]
+    records = [HealRecord.model_validate(entry) for entry in history]
+    assert [(r.step_index, r.method, r.shift) for r in records] == [
+        (0, "element", [120, 0]),
+        (1, "template", [0, 120]),
+    ]
+    assert records[0].describe() in DOC.read_text().replace("\n", " ")

@@ -15,7 +15,7 @@ from viewfinder.cache import (
     build_from_messages,
 )
 from viewfinder.cache.heal import Heal, is_enabled, names_a_target, shifted
-from viewfinder.cache.matching import MIN_TEMPLATE_MARGIN, find_template
+from viewfinder.cache.matching import MAX_DIFFERING_SHARE, MIN_TEMPLATE_MARGIN, find_template
 from viewfinder.core import Point, Region
 from viewfinder.core.element import Element, ElementAnchor
 from viewfinder.core.testing import Canvas, CanvasBackend
@@ -51,6 +51,23 @@ def test_a_twin_makes_the_match_ambiguous() -> None:
     match = find_template(screen((160, 200), (400, 60)), template)
     assert match is not None and match.score > 0.99
     assert match.runner_up > 0.99 and not match.confident
+
+
+def test_a_look_alike_with_another_label_is_not_the_same_pixels() -> None:
+    def labelled(x: int, label: str) -> Image.Image:
+        image = Image.new("RGB", (600, 400), GREY)
+        draw = ImageDraw.Draw(image)
+        draw.rectangle((x, 40, x + 79, 73), (30, 90, 200))
+        draw.text((x + 12, 50), label, fill=(255, 255, 255))
+        return image
+
+    template = labelled(40, "Bold").crop((30, 7, 130, 107))
+    match = find_template(labelled(250, "Panel"), template)
+    assert match is not None
+    assert match.score > 0.9 and match.score - match.runner_up > MIN_TEMPLATE_MARGIN
+    assert match.differing > MAX_DIFFERING_SHARE and not match.confident
+    same = find_template(labelled(250, "Bold"), template)
+    assert same is not None and same.differing == 0.0 and same.confident
 
 
 def test_nothing_like_it_is_not_confident_and_a_flat_template_is_not_searched() -> None:

@@ -14,7 +14,8 @@ for the step's target before it gives up, in this order (docs/cache.md, healing)
    named no element an agent acts on (a canvas-drawn button), or no tree covers its
    application. The region is searched for within +-300 px of the old point by
    normalised cross-correlation (:mod:`viewfinder.cache.matching`); a confident
-   match whose region hashes within the threshold there is acted on.
+   match (a high, unique peak showing the same pixels) whose region hashes within the
+   threshold there (never looser than the default 10) is acted on.
 3. Otherwise nothing is healed: the replay stops with ``NEEDS_AGENT``.
 """
 
@@ -26,7 +27,13 @@ from typing import Any, Literal
 
 from PIL import Image
 
-from viewfinder.cache.checks import LiveScreen, StepCheck, VisualChecker, check_point
+from viewfinder.cache.checks import (
+    DEFAULT_THRESHOLD,
+    LiveScreen,
+    StepCheck,
+    VisualChecker,
+    check_point,
+)
 from viewfinder.cache.matching import find_template
 from viewfinder.cache.models import HealRecord, ToolUseBlock
 from viewfinder.cache.thumbnails import decode_thumbnail
@@ -202,7 +209,8 @@ class Healer:
             return None
         moved = shifted(block, new.x - point.x, new.y - point.y)
         there, _ = self.checker.check(index, moved, self.screen)
-        if not there.passed:
+        # a threshold loosened for this replay does not loosen what healing accepts
+        if there.distance > min(there.threshold, DEFAULT_THRESHOLD) or not there.passed:
             log.info("heal: step %d: the match at %s does not hash alike", index, new)
             return None
         return Heal("template", point, new, score=match.score)

@@ -21,6 +21,12 @@ from PIL import Image
 MIN_TEMPLATE_SCORE = 0.9
 #: How far the peak must stand above the best place outside its neighbourhood.
 MIN_TEMPLATE_MARGIN = 0.15
+#: Largest share of the region's pixels that may differ at the match (by more than
+#: :data:`PIXEL_TOLERANCE` in a channel): a button that only moved is the same pixels;
+#: a look-alike with another label scores 0.96 by correlation but differs in its text.
+MAX_DIFFERING_SHARE = 0.005
+#: How far a channel may be off before a pixel counts as different (antialiasing).
+PIXEL_TOLERANCE = 40
 #: Templates whose grey levels vary less than this (standard deviation, of 255) are
 #: flat: every flat place of the screen matches them equally.
 MIN_TEMPLATE_CONTRAST = 2.0
@@ -36,13 +42,18 @@ class TemplateMatch:
     score: float
     #: the best score outside the peak's neighbourhood (half a template each way)
     runner_up: float
+    #: share of the template's pixels that differ from the image's at the peak
+    differing: float = 0.0
 
     @property
     def confident(self) -> bool:
-        """A high peak, clearly above any other place (:data:`MIN_TEMPLATE_SCORE`,
-        :data:`MIN_TEMPLATE_MARGIN`)."""
+        """A high peak, clearly above any other place, showing the same pixels
+        (:data:`MIN_TEMPLATE_SCORE`, :data:`MIN_TEMPLATE_MARGIN`,
+        :data:`MAX_DIFFERING_SHARE`)."""
         return (
-            self.score >= MIN_TEMPLATE_SCORE and self.score - self.runner_up >= MIN_TEMPLATE_MARGIN
+            self.score >= MIN_TEMPLATE_SCORE
+            and self.score - self.runner_up >= MIN_TEMPLATE_MARGIN
+            and self.differing <= MAX_DIFFERING_SHARE
         )
 
 
@@ -105,4 +116,21 @@ def find_template(image: Image.Image, template: Image.Image) -> TemplateMatch | 
     reach_y, reach_x = max(template.height // 2, 1), max(template.width // 2, 1)
     elsewhere = scores.copy()
     elsewhere[max(y - reach_y + 1, 0) : y + reach_y, max(x - reach_x + 1, 0) : x + reach_x] = -1.0
-    return TemplateMatch(x=int(x), y=int(y), score=score, runner_up=float(elsewhere.max()))
+    return TemplateMatch(
+        x=int(x),
+        y=int(y),
+        score=score,
+        runner_up=float(elsewhere.max()),
+        differing=differing_share(image, template, int(x), int(y)),
+    )
+
+
+def differing_share(image: Image.Image, template: Image.Image, x: int, y: int) -> float:
+    """The share of ``template``'s pixels that differ (by more than
+    :data:`PIXEL_TOLERANCE` in a channel) from ``image``'s with its corner at (x, y)."""
+    patch = np.asarray(
+        image.convert("RGB").crop((x, y, x + template.width, y + template.height)), np.int16
+    )
+    pattern = np.asarray(template.convert("RGB"), np.int16)
+    off = np.abs(patch - pattern).max(axis=2) > PIXEL_TOLERANCE
+    return float(off.mean())
