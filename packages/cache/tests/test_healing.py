@@ -170,41 +170,38 @@ def test_a_moved_button_heals_by_element_and_a_painted_one_by_template(
         shown.output
     )
     assert "step 1 by template (score" in shown.output and "shift (+0, +120)" in shown.output
+    as_json = CliRunner().invoke(build_app(), ["cache", "show", str(copy), "--json"])
+    assert json.loads(as_json.output)["metadata"]["heals"][0]["from"] == [90, 58]
+
+
+def assert_stopped_untouched(replayed: tuple[ReplayResult, list[str], Path], step: int) -> None:
+    """The replay handed over at ``step``, nothing reached the app, nothing was healed."""
+    result, clicks, copy = replayed
+    assert (result.status, result.step_index) == (ReplayStatus.NEEDS_AGENT, step), result.message
+    assert clicks == []
+    assert not any(outcome.healed for outcome in result.steps)
+    assert "heals" not in json.loads(copy.read_text())["metadata"]
 
 
 def test_a_removed_button_ends_in_needs_agent_with_nothing_clicked(
     display: Display, recorded: Path, tmp_path: Path
 ) -> None:
-    result, clicks, copy = replay(display, recorded, tmp_path, "removed")
-    assert result.status is ReplayStatus.NEEDS_AGENT
-    assert result.step_index == 0
-    assert clicks == []
-    assert "heals" not in json.loads(copy.read_text())["metadata"]
+    assert_stopped_untouched(replay(display, recorded, tmp_path, "removed"), 0)
 
 
 def test_a_look_alike_elsewhere_ends_in_needs_agent_with_nothing_clicked(
     display: Display, recorded: Path, tmp_path: Path
 ) -> None:
     # "Save" is gone from the form; a button that looks the same sits in another frame
-    result, clicks, _ = replay(display, recorded, tmp_path, "lookalike")
-    assert result.status is ReplayStatus.NEEDS_AGENT
-    assert result.step_index == 0
-    assert clicks == []
+    assert_stopped_untouched(replay(display, recorded, tmp_path, "lookalike"), 0)
     # the painted "Go" moved, and has a twin within reach: two places, neither is certain
-    result, clicks, _ = replay(display, recorded, tmp_path, "lookalike", start=1)
-    assert result.status is ReplayStatus.NEEDS_AGENT
-    assert result.step_index == 1
-    assert clicks == []
+    assert_stopped_untouched(replay(display, recorded, tmp_path, "lookalike", start=1), 1)
 
 
 def test_no_heal_stops_at_the_first_moved_step(
     display: Display, recorded: Path, tmp_path: Path
 ) -> None:
-    result, clicks, copy = replay(display, recorded, tmp_path, "moved", heal=False)
-    assert result.status is ReplayStatus.NEEDS_AGENT
-    assert result.step_index == 0
-    assert clicks == []
-    assert "heals" not in json.loads(copy.read_text())["metadata"]
+    assert_stopped_untouched(replay(display, recorded, tmp_path, "moved", heal=False), 0)
 
 
 def test_the_original_form_replays_without_healing(
