@@ -154,3 +154,20 @@ def test_a_wide_plain_button_is_no_confident_match(
     settings = ExecutionSettings(delay_time_between_actions=0, settle_time=0)
     result = CacheExecutor(CanvasBackend(canvas), settings).run(cache)
     assert result.status is ReplayStatus.NEEDS_AGENT and canvas.events == []
+
+
+def test_a_healed_replay_does_not_make_an_invalid_file_valid(history: Any) -> None:
+    frame = screen((40, 40))
+    cache = build_from_messages(
+        history(frame, [({"action": "left_click", "coordinate": [85, 57]}, frame)])
+    )
+    cache.metadata.is_valid, cache.metadata.invalidation_reason = False, "3 failures at step 0"
+    settings = ExecutionSettings(delay_time_between_actions=0, settle_time=0, allow_invalid=True)
+    moved = Canvas(600, 400)
+    moved.image = screen((190, 190))
+    healed = CacheExecutor(CanvasBackend(moved), settings).run(cache)
+    assert healed.steps[0].healed == "template" and not cache.metadata.is_valid
+    same = Canvas(600, 400)
+    same.image = frame
+    CacheExecutor(CanvasBackend(same), settings).run(cache)
+    assert cache.metadata.is_valid  # every step matched as recorded
