@@ -130,7 +130,8 @@ def test_a_cache_file_checked_on_a_given_screenshot(
     cache = read_cache_file(artifacts / "exports" / "cache.json")
     cache.metadata.heals.append(
         HealRecord.model_validate(
-            {"step_index": 0, "method": "element", "from": [10, 20], "to": [130, 20],
+            {"timestamp": "2026-11-27T02:10:00Z", "step_index": 0,
+             "method": "element", "from": [10, 20], "to": [130, 20],
              "shift": [120, 0], "element": "push button 'Save'"}
         )
     )  # fmt: skip

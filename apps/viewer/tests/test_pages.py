@@ -162,7 +162,8 @@ def test_a_failed_cache_check_shows_the_failing_step_coloured_with_its_distance(
     healed = read_cache_file(cache_file)
     healed.metadata.heals.append(
         HealRecord.model_validate(
-            {"step_index": 0, "method": "template", "from": [40, 40], "to": [110, 40],
+            {"timestamp": "2026-11-27T02:10:00Z", "step_index": 0,
+             "method": "template", "from": [40, 40], "to": [110, 40],
              "shift": [70, 0], "score": 0.998}
         )
     )  # fmt: skip

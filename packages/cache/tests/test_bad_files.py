@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from viewfinder.cache import (
     CacheFile,
     CacheFileError,
     StepCoordinateError,
+    parse_cache_json,
     read_cache_file,
     save_cache_file,
 )
@@ -224,3 +226,34 @@ def test_saving_keeps_the_files_permissions(tmp_path: Path) -> None:
     assert path.stat().st_mode & 0o777 == 0o640
     fresh = save_cache_file(read_cache_file(path), tmp_path / "sub" / "new.json")
     assert fresh.stat().st_mode & 0o777 == 0o644
+
+
+@pytest.mark.parametrize(
+    ("heals", "said"),
+    [
+        ("nope", "metadata.heals: Input should be a valid list"),
+        ([{"step_index": 0}], "metadata.heals[0].timestamp: Field required"),
+        (
+            [
+                {
+                    "timestamp": "2026-11-27T02:10:00Z",
+                    "step_index": 0,
+                    "method": "element",
+                    "from": [1, 2, 3],
+                    "to": [1, 2],
+                    "shift": [0, 0],
+                }
+            ],
+            "metadata.heals[0].from: List should have at most 2 items",
+        ),
+    ],
+)
+def test_a_bad_heal_history_names_the_entry_and_field(heals: object, said: str) -> None:
+    text = json.dumps(
+        {
+            "metadata": {"version": "0.3", "created_at": "2026-01-01T00:00:00Z", "heals": heals},
+            "trajectory": [],
+        }
+    )
+    with pytest.raises(CacheFileError, match=re.escape(said)):
+        parse_cache_json(text)

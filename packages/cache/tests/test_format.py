@@ -299,6 +299,7 @@ def test_an_askui_reader_reads_our_elements_thumbnails_and_heals_as_a_plain_03_f
     cache.metadata.heals.append(
         HealRecord.model_validate(
             {
+                "timestamp": "2026-11-27T02:10:00Z",
                 "step_index": 0,
                 "method": "element",
                 "from": [450, 300],

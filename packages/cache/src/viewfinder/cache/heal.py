@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from PIL import Image
@@ -67,6 +68,7 @@ class Heal:
         """The entry of the file's heal history (``metadata.heals``)."""
         return HealRecord.model_validate(
             {
+                "timestamp": datetime.now(UTC),
                 "step_index": step_index,
                 "method": self.method,
                 "from": [self.old.x, self.old.y],

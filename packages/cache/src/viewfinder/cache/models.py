@@ -96,12 +96,12 @@ class HealRecord(BaseModel):
         extra="allow", validate_by_name=True, validate_by_alias=True, serialize_by_alias=True
     )
 
-    timestamp: datetime = Field(default_factory=lambda: datetime.now(UTC))
-    step_index: int
+    timestamp: datetime
+    step_index: int = Field(ge=0)
     method: str
-    from_: list[int] = Field(alias="from")
-    to: list[int]
-    shift: list[int]
+    from_: list[int] = Field(alias="from", min_length=2, max_length=2)
+    to: list[int] = Field(min_length=2, max_length=2)
+    shift: list[int] = Field(min_length=2, max_length=2)
     score: float | None = Field(default=None, exclude_if=lambda value: value is None)
     element: str | None = Field(default=None, exclude_if=lambda value: value is None)
 
