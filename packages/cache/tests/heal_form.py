@@ -9,6 +9,7 @@ the window sits at 0,0 without a window manager, every widget at a fixed place):
 - ``moved``: "Save" 120 px to the right, "Help" renamed "Support", the picture 120 px
   lower.
 - ``removed``: no "Save" at all.
+- ``disabled``: as ``moved``, but "Save" greyed out (insensitive).
 - ``lookalike``: no "Save" in the form, but a look-alike "Save" button inside a frame
   "Other" at (160, 40); the picture moved as in ``moved`` and painted twice: a twin at
   (250, 360).
@@ -61,14 +62,15 @@ def button(label, x, y, parent=fixed):
     return widget
 
 
-if LAYOUT in ("original", "moved"):
-    button("Save", 40 if LAYOUT == "original" else 160, 40)
+if LAYOUT in ("original", "moved", "disabled"):
+    save = button("Save", 40 if LAYOUT == "original" else 160, 40)
+    save.set_sensitive(LAYOUT != "disabled")
 if LAYOUT == "lookalike":
     other = Gtk.Frame(label="Other")
     other.set_label_widget(None)  # draws like the form's own button, sits in another path
     button("Save", 0, 0, parent=other)
     fixed.put(other, 160, 40)
-button("Support" if LAYOUT == "moved" else "Help", 300, 40)
+button("Support" if LAYOUT in ("moved", "disabled") else "Help", 300, 40)
 button("Cancel", 40, 120)
 
 # where the pictures are, in canvas coordinates

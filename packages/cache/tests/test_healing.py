@@ -189,6 +189,12 @@ def test_a_removed_button_ends_in_needs_agent_with_nothing_clicked(
     assert_stopped_untouched(replay(display, recorded, tmp_path, "removed"), 0)
 
 
+def test_a_moved_button_that_is_greyed_out_is_not_healed(
+    display: Display, recorded: Path, tmp_path: Path
+) -> None:
+    assert_stopped_untouched(replay(display, recorded, tmp_path, "disabled"), 0)
+
+
 def test_a_look_alike_elsewhere_ends_in_needs_agent_with_nothing_clicked(
     display: Display, recorded: Path, tmp_path: Path
 ) -> None:
