@@ -1,0 +1,142 @@
+"""The element under each pointer action, read from the display's accessibility tree.
+
+When a recording is made on an X display whose accessibility bus is running (a
+:class:`~viewfinder.xvfb.Display` started with ``accessibility=True``), every click,
+double click, right or middle click, scroll and the press point of every drag is
+stored with the element the pointer was on: its role, name, the path of roles and
+names above it, and its box (``element`` in the manifest line, an
+:class:`~viewfinder.core.ElementAnchor`). A cache built from the recording finds the
+element again by that path when the pixels moved.
+
+When the tree is read: right when the press is reported, on the thread reporting it
+(the X listener's), before the action's line is written. Reading the GTK test form's
+tree costs about 11 ms (docs/recorder.md has the figure); the frame store captures on
+its own thread and picks the frame from before the press by the press's own time, so
+the read delays neither the capture nor the choice of frame, only the handling of the
+next input event by as much. A tree kept up to date in the background instead would
+cost a read after every repaint and could still be older than the last change; a read
+at the press sees the screen as the person saw it, unless the application changed
+under the pointer within those milliseconds (a popup that opens on the press itself).
+
+A read that fails or times out leaves the element out and is logged once; after a
+failure no read is tried for :data:`RETRY_AFTER_S` seconds, so an application that
+stopped answering costs one timeout, not one per click. Nothing here stops a recording.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from dataclasses import dataclass
+
+from viewfinder.core import ElementAnchor, ElementSource, get_element_source
+
+log = logging.getLogger(__name__)
+
+#: Where AT-SPI clients find a display's accessibility bus: a property of the root window.
+BUS_PROPERTY = "AT_SPI_BUS"
+#: One read of the tree may take this long (seconds) before the element is left out.
+READ_TIMEOUT_S = 1.0
+#: After a failed read, actions go without an element for this long (seconds).
+RETRY_AFTER_S = 10.0
+
+
+@dataclass
+class LookupStats:
+    """What the lookups cost, for metadata.json's run entry."""
+
+    reads: int = 0
+    found: int = 0
+    failed: int = 0
+    read_s: float = 0.0
+
+    def as_dict(self) -> dict[str, float | int]:
+        mean_ms = 1000 * self.read_s / self.reads if self.reads else 0.0
+        return {
+            "reads": self.reads,
+            "found": self.found,
+            "failed": self.failed,
+            "mean_read_ms": round(mean_ms, 1),
+        }
+
+
+class PointerElements:
+    """Looks up the element at a screen point in ``source``'s tree (one source per
+    session, so the refs stored stay those of one session)."""
+
+    def __init__(self, source: ElementSource, display: str) -> None:
+        self.source = source
+        self.display = display
+        self.stats = LookupStats()
+        self._logged = False
+        self._paused_until = 0.0
+
+    @classmethod
+    def for_display(cls, display: str) -> tuple[PointerElements | None, str]:
+        """Lookups on X display ``display`` when it has an accessibility bus; else None
+        and the reason there are none."""
+        if not has_accessibility_bus(display):
+            return None, f"display {display} has no accessibility bus"
+        try:
+            source = get_element_source("atspi", display=display, timeout=READ_TIMEOUT_S)
+        except Exception as exc:  # no atspi source installed, or it refuses this display
+            log.warning("actions on %s are recorded without elements: %s", display, exc)
+            return None, str(exc)
+        return cls(source, display), ""
+
+    def at(self, x: int, y: int) -> ElementAnchor | None:
+        """The element a pointer at (``x``, ``y``) acts on now, or None (none there, or
+        the tree could not be read)."""
+        if time.monotonic() < self._paused_until:
+            return None
+        started = time.monotonic()
+        try:
+            tree = self.source.read()
+        except Exception as exc:  # a hung or crashed application must not stop a recording
+            self.stats.failed += 1
+            self._paused_until = time.monotonic() + RETRY_AFTER_S
+            if not self._logged:
+                self._logged = True
+                log.warning(
+                    "could not read the accessibility tree of %s (%s); actions go without "
+                    "their element until a read works (retried every %g s)",
+                    self.display,
+                    exc,
+                    RETRY_AFTER_S,
+                )
+            return None
+        finally:
+            self.stats.reads += 1
+            self.stats.read_s += time.monotonic() - started
+        element = tree.element_at(x, y)
+        if element is None:
+            return None
+        self.stats.found += 1
+        return tree.anchor(element)
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.source.close()
+
+
+def has_accessibility_bus(display: str) -> bool:
+    """True when X display ``display`` names an accessibility bus on its root window."""
+    from Xlib import X
+    from Xlib.display import Display as XDisplay
+
+    try:
+        conn = XDisplay(display)
+    except Exception:  # the display's own errors are the capture backend's to report
+        return False
+    try:
+        atom = conn.intern_atom(BUS_PROPERTY, only_if_exists=True)
+        if not atom:
+            return False
+        prop = conn.screen().root.get_full_property(atom, X.AnyPropertyType)
+        return prop is not None and bool(prop.value)
+    except Exception:
+        return False
+    finally:
+        with contextlib.suppress(Exception):
+            conn.close()
