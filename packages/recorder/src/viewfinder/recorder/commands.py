@@ -204,7 +204,7 @@ def show_command(
                 "action": describe(entry.event),
                 "frame": str(path) if path else None,
                 "frame_exists": bool(path and path.is_file()),
-                "element": entry.event.element.model_dump(mode="json")
+                "element": entry.event.element.model_dump(mode="json", exclude_defaults=True)
                 if entry.event.element is not None
                 else None,
             }
