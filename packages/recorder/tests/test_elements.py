@@ -253,3 +253,38 @@ def test_a_tk_app_and_a_display_without_the_bus_record_without_elements(
     assert all("element" not in line for line in written)
     run = read_session(folder).metadata.runs[-1]
     assert run.elements is not None and (run.elements["reads"], run.elements["found"]) == (2, 0)
+
+
+def test_an_element_under_a_window_without_a_tree_is_not_named(
+    tmp_path: Path,
+    gtk: tuple[Display, subprocess.Popen[str], ElementTree],
+    wait_until: Callable[..., Any],
+) -> None:
+    display, _, tree = gtk
+    save = centre_of(tree, "push button", "Save")
+    folder = tmp_path / "session"
+    recorder = Recorder(
+        folder,
+        "xvfb",
+        backend_options={"display": display.name},
+        input_source=X11RecordInput(display.name),
+    )
+    with recorder:
+        # The Tk form opens over the GTK form: the tree still holds 'Save' at that point,
+        # but what the pointer is on is Tk's, which exposes nothing.
+        tk, _ = start_app(display, [sys.executable, str(HERE / "form_app.py")])
+        try:
+            xdotool(display, "mousemove", str(save[0]), str(save[1]), "click", "1")
+            wait_until(lambda: len(manifest_lines(folder)) == 1, "the click's line")
+        finally:
+            stop_app(tk)
+        wait_until(lambda: recorder.backend.capture().pixel(*save) == BLUE, "Save shown again")
+        xdotool(display, "click", "1")
+        wait_until(lambda: len(manifest_lines(folder)) == 2, "the second click's line")
+    under_tk, on_save = manifest_lines(folder)
+    assert under_tk["position"] == on_save["position"] == {"x": save[0], "y": save[1]}
+    assert "element" not in under_tk
+    assert on_save["element"]["name"] == "Save"
+    run = read_session(folder).metadata.runs[-1]
+    assert run.elements is not None
+    assert (run.elements["reads"], run.elements["found"], run.elements["covered"]) == (2, 1, 1)

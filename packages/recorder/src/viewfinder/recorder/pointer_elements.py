@@ -18,6 +18,10 @@ cost a read after every repaint and could still be older than the last change; a
 at the press sees the screen as the person saw it, unless the application changed
 under the pointer within those milliseconds (a popup that opens on the press itself).
 
+The tree does not know which window is in front: an element is kept only when its
+window is the one the X server shows at the point (:mod:`viewfinder.recorder.top_window`),
+so a click on a Tk window lying over a GTK button is not taken for a click on the button.
+
 A read that fails or times out leaves the element out and is logged once; after a
 failure no read is tried for :data:`RETRY_AFTER_S` seconds, so an application that
 stopped answering costs one timeout, not one per click. Nothing here stops a recording.
@@ -29,8 +33,9 @@ import contextlib
 import logging
 import time
 from dataclasses import dataclass
+from typing import Any
 
-from viewfinder.core import ElementAnchor, ElementSource, get_element_source
+from viewfinder.core import Element, ElementAnchor, ElementSource, ElementTree, get_element_source
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +53,9 @@ class LookupStats:
 
     reads: int = 0
     found: int = 0
+    #: an element was in the tree there, but another window (one that exposes no
+    #: tree, Tk) was in front of it
+    covered: int = 0
     failed: int = 0
     read_s: float = 0.0
 
@@ -56,6 +64,7 @@ class LookupStats:
         return {
             "reads": self.reads,
             "found": self.found,
+            "covered": self.covered,
             "failed": self.failed,
             "mean_read_ms": round(mean_ms, 1),
         }
@@ -65,9 +74,10 @@ class PointerElements:
     """Looks up the element at a screen point in ``source``'s tree (one source per
     session, so the refs stored stay those of one session)."""
 
-    def __init__(self, source: ElementSource, display: str) -> None:
+    def __init__(self, source: ElementSource, display: str, conn: Any) -> None:
         self.source = source
         self.display = display
+        self._conn = conn  # an Xlib connection to ``display``: which window is in front
         self.stats = LookupStats()
         self._logged = False
         self._paused_until = 0.0
@@ -76,14 +86,23 @@ class PointerElements:
     def for_display(cls, display: str) -> tuple[PointerElements | None, str]:
         """Lookups on X display ``display`` when it has an accessibility bus; else None
         and the reason there are none."""
-        if not has_accessibility_bus(display):
-            return None, f"display {display} has no accessibility bus"
+        from Xlib.display import Display as XDisplay
+
         try:
+            conn = XDisplay(display)
+        except Exception as exc:  # the display's own errors are the capture backend's
+            return None, f"cannot open display {display}: {exc}"
+        try:
+            if not has_accessibility_bus(conn):
+                raise LookupError(f"display {display} has no accessibility bus")
             source = get_element_source("atspi", display=display, timeout=READ_TIMEOUT_S)
-        except Exception as exc:  # no atspi source installed, or it refuses this display
-            log.warning("actions on %s are recorded without elements: %s", display, exc)
+        except Exception as exc:  # no bus, no atspi source installed, or it refuses
+            with contextlib.suppress(Exception):
+                conn.close()
+            if not isinstance(exc, LookupError):
+                log.warning("actions on %s are recorded without elements: %s", display, exc)
             return None, str(exc)
-        return cls(source, display), ""
+        return cls(source, display, conn), ""
 
     def at(self, x: int, y: int) -> ElementAnchor | None:
         """The element a pointer at (``x``, ``y``) acts on now, or None (none there, or
@@ -93,6 +112,10 @@ class PointerElements:
         started = time.monotonic()
         try:
             tree = self.source.read()
+            element = tree.element_at(x, y)
+            if element is not None and not self._in_front(tree, element, x, y):
+                self.stats.covered += 1
+                return None
         except Exception as exc:  # a hung or crashed application must not stop a recording
             self.stats.failed += 1
             self._paused_until = time.monotonic() + RETRY_AFTER_S
@@ -109,34 +132,39 @@ class PointerElements:
         finally:
             self.stats.reads += 1
             self.stats.read_s += time.monotonic() - started
-        element = tree.element_at(x, y)
         if element is None:
             return None
         self.stats.found += 1
         return tree.anchor(element)
 
+    def _in_front(self, tree: ElementTree, element: Element, x: int, y: int) -> bool:
+        """Whether ``element``'s window is the one in front at the point: its title
+        names that window, or its box is that window's inside."""
+        from viewfinder.recorder.top_window import window_at
+
+        front = window_at(self._conn, x, y)
+        if front is None:
+            return False
+        placed = [above for above in (*tree.ancestors(element), element) if above.box]
+        if not placed:
+            return False
+        window = placed[0]  # the application has no box; its window has
+        return bool(window.name and window.name == front.title) or window.box == front.box
+
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.source.close()
-
-
-def has_accessibility_bus(display: str) -> bool:
-    """True when X display ``display`` names an accessibility bus on its root window."""
-    from Xlib import X
-    from Xlib.display import Display as XDisplay
-
-    try:
-        conn = XDisplay(display)
-    except Exception:  # the display's own errors are the capture backend's to report
-        return False
-    try:
-        atom = conn.intern_atom(BUS_PROPERTY, only_if_exists=True)
-        if not atom:
-            return False
-        prop = conn.screen().root.get_full_property(atom, X.AnyPropertyType)
-        return prop is not None and bool(prop.value)
-    except Exception:
-        return False
-    finally:
         with contextlib.suppress(Exception):
-            conn.close()
+            self._conn.close()
+
+
+def has_accessibility_bus(conn: Any) -> bool:
+    """True when the X display of Xlib connection ``conn`` names an accessibility bus on
+    its root window."""
+    from Xlib import X
+
+    atom = conn.intern_atom(BUS_PROPERTY, only_if_exists=True)
+    if not atom:
+        return False
+    prop = conn.screen().root.get_full_property(atom, X.AnyPropertyType)
+    return prop is not None and bool(prop.value)
