@@ -288,3 +288,85 @@ def test_an_element_under_a_window_without_a_tree_is_not_named(
     run = read_session(folder).metadata.runs[-1]
     assert run.elements is not None
     assert (run.elements["reads"], run.elements["found"], run.elements["covered"]) == (2, 1, 1)
+
+
+def bus_clients(address: str) -> list[int]:
+    """The process ids of the connections on the bus at ``address`` (ours excluded)."""
+    from jeepney.bus_messages import message_bus
+    from jeepney.io.blocking import open_dbus_connection
+
+    with open_dbus_connection(bus=address) as conn:
+        names = conn.send_and_get_reply(message_bus.ListNames()).body[0]
+        ours = conn.unique_name
+        return [
+            conn.send_and_get_reply(message_bus.GetConnectionUnixProcessID(name)).body[0]
+            for name in names
+            if name.startswith(":") and name != ours
+        ]
+
+
+def test_sigkill_mid_session_leaves_whole_lines_with_elements_and_no_bus_connection(
+    tmp_path: Path,
+    gtk: tuple[Display, subprocess.Popen[str], ElementTree],
+    wait_until: Callable[..., Any],
+) -> None:
+    display, _, _ = gtk
+    bus = display.accessibility_bus
+    assert bus is not None and bus.address is not None
+    folder = tmp_path / "session"
+    process = subprocess.Popen(
+        [sys.executable, str(HERE / "crashing_recorder.py"), str(folder), display.name],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None and process.stdout.readline().strip() == "recording"
+        wait_until(
+            lambda: sum("element" in line for line in manifest_lines(folder)) >= 3,
+            "three lines with an element",
+        )
+    finally:
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(10)
+    assert process.returncode == -signal.SIGKILL
+    raw = (folder / "manifest.jsonl").read_bytes()
+    assert raw.endswith(b"\n")
+    steps = load_session(folder).steps  # every line whole, every frame there
+    assert len(steps) == raw.count(b"\n")
+    named = [step.event.element for step in steps if step.event.element is not None]
+    assert len(named) >= 3
+    assert all(anchor.path[0] == ("application", "gtk_form.py") for anchor in named)
+    # Nothing of the dead recorder stays on the accessibility bus.
+    wait_until(lambda: process.pid not in bus_clients(bus.address), "the bus to drop it")
+
+
+@pytest.mark.parametrize("flags", [(), ("--no-elements",)])
+def test_viewfinder_record_prints_the_element_of_each_click_unless_told_not_to(
+    tmp_path: Path, gtk: tuple[Display, subprocess.Popen[str], ElementTree], flags: tuple[str, ...]
+) -> None:
+    display, _, tree = gtk
+    save = centre_of(tree, "push button", "Save")
+    folder = tmp_path / "s"
+    command = [sys.executable, "-m", "viewfinder.cli", "record", "--display", display.name]
+    process = subprocess.Popen(
+        [*command, "--out", str(folder), "--interval", "0.2", *flags],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        banner = process.stdout.readline()
+        assert "press Ctrl-C to stop" in banner
+        assert ("elements from atspi" in banner) is not bool(flags)
+        xdotool(display, "mousemove", str(save[0]), str(save[1]), "click", "3")
+        line = process.stdout.readline()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)  # nothing keeps the process alive
+    finally:
+        process.kill()
+        process.wait(10)
+    assert process.returncode == 0, err
+    assert f"right_click ({save[0]}, {save[1]})" in line
+    assert ("on push button 'Save'" in line) is not bool(flags)
+    assert "recorded 1 events (1 right_click)" in out
