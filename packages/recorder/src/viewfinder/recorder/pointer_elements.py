@@ -9,14 +9,15 @@ names above it, and its box (``element`` in the manifest line, an
 element again by that path when the pixels moved.
 
 When the tree is read: right when the press is reported, on the thread reporting it
-(the X listener's), before the action's line is written. Reading the GTK test form's
-tree costs about 11 ms (docs/recorder.md has the figure); the frame store captures on
-its own thread and picks the frame from before the press by the press's own time, so
-the read delays neither the capture nor the choice of frame, only the handling of the
-next input event by as much. A tree kept up to date in the background instead would
-cost a read after every repaint and could still be older than the last change; a read
-at the press sees the screen as the person saw it, unless the application changed
-under the pointer within those milliseconds (a popup that opens on the press itself).
+(the X listener's), before the action's line is written. Naming the element under a
+click on the GTK test form costs about 18 ms on a loaded two-core machine (measured:
+docs/recorder.md, "Cost"); the frame store captures on its own thread and picks the
+frame from before the press by the press's own time, so the read delays neither the
+capture nor the choice of frame, only the handling of the next input event. A tree
+kept up to date in the background instead would cost a read after every repaint and
+could still be older than the last change; a read at the press sees the screen as the
+person saw it, unless the application changed under the pointer within those
+milliseconds (a popup that opens on the press itself).
 
 The tree does not know which window is in front: an element is kept only when its
 window is the one the X server shows at the point (:mod:`viewfinder.recorder.top_window`),
