@@ -81,6 +81,17 @@ def holds(box: dict[str, int], x: int, y: int) -> bool:
     return box["x"] <= x < box["x"] + box["width"] and box["y"] <= y < box["y"] + box["height"]
 
 
+def listening(folder: Path, display: Display) -> Recorder:
+    """A recorder of ``display`` that listens to its real input."""
+    return Recorder(
+        folder,
+        "xvfb",
+        backend_options={"display": display.name},
+        input_source=X11RecordInput(display.name),
+        interval=0.2,
+    )
+
+
 def xdotool(display: Display, *args: str) -> None:
     subprocess.run(["xdotool", *args], env=display.env(), check=True, timeout=20)
 
@@ -94,13 +105,7 @@ def test_clicks_scrolls_and_drags_on_a_gtk_form_name_the_element_under_the_point
     save, field = centre_of(tree, "push button", "Save"), centre_of(tree, "text")
     check = centre_of(tree, "check box", "Remember me")
     folder = tmp_path / "session"
-    recorder = Recorder(
-        folder,
-        "xvfb",
-        backend_options={"display": display.name},
-        input_source=X11RecordInput(display.name),
-        interval=0.2,
-    )
+    recorder = listening(folder, display)
 
     def lines(count: int) -> list[dict[str, Any]]:
         return wait_until(
@@ -263,12 +268,7 @@ def test_an_element_under_a_window_without_a_tree_is_not_named(
     display, _, tree = gtk
     save = centre_of(tree, "push button", "Save")
     folder = tmp_path / "session"
-    recorder = Recorder(
-        folder,
-        "xvfb",
-        backend_options={"display": display.name},
-        input_source=X11RecordInput(display.name),
-    )
+    recorder = listening(folder, display)
     with recorder:
         # The Tk form opens over the GTK form: the tree still holds 'Save' at that point,
         # but what the pointer is on is Tk's, which exposes nothing.
