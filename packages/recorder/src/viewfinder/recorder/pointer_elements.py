@@ -46,6 +46,10 @@ BUS_PROPERTY = "AT_SPI_BUS"
 READ_TIMEOUT_S = 1.0
 #: After a failed read, actions go without an element for this long (seconds).
 RETRY_AFTER_S = 10.0
+#: An element whose role or name, or one above it, is longer than this is left out: an
+#: app names its widgets, and a name that long is no name to find a button by again
+#: (clipped, it would no longer match); it would only swell every line it is on.
+MAX_NAME_CHARS = 500
 
 
 @dataclass
@@ -57,6 +61,8 @@ class LookupStats:
     #: an element was in the tree there, but another window (one that exposes no
     #: tree, Tk) was in front of it
     covered: int = 0
+    #: an element was there, but a name on its path was longer than MAX_NAME_CHARS
+    too_long: int = 0
     failed: int = 0
     read_s: float = 0.0
 
@@ -66,6 +72,7 @@ class LookupStats:
             "reads": self.reads,
             "found": self.found,
             "covered": self.covered,
+            "too_long": self.too_long,
             "failed": self.failed,
             "mean_read_ms": round(mean_ms, 1),
         }
@@ -135,8 +142,13 @@ class PointerElements:
             self.stats.read_s += time.monotonic() - started
         if element is None:
             return None
+        anchor = tree.anchor(element)
+        words = [anchor.role, anchor.name, *(word for pair in anchor.path for word in pair)]
+        if max(map(len, words)) > MAX_NAME_CHARS:
+            self.stats.too_long += 1
+            return None
         self.stats.found += 1
-        return tree.anchor(element)
+        return anchor
 
     def _in_front(self, tree: ElementTree, element: Element, x: int, y: int) -> bool:
         """Whether ``element``'s window is the one in front at the point: its title
