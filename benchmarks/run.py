@@ -37,6 +37,7 @@ BENCHMARKS = [
     "mcp",
     "scale",
     "elements",
+    "recorder_elements",
 ]
 DOC = ROOT / "docs" / "benchmarks.md"
 MARKER = "<!-- section: {} -->"

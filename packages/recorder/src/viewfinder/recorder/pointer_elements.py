@@ -10,10 +10,10 @@ element again by that path when the pixels moved.
 
 When the tree is read: right when the press is reported, on the thread reporting it
 (the X listener's), before the action's line is written. Naming the element under a
-click on the GTK test form costs about 18 ms on a loaded two-core machine (measured:
-docs/recorder.md, "Cost"); the frame store captures on its own thread and picks the
-frame from before the press by the press's own time, so the read delays neither the
-capture nor the choice of frame, only the handling of the next input event. A tree
+click on the GTK test form costs about 15 ms on a loaded two-core machine
+(benchmarks/recorder_elements.py); the frame store captures on its own thread and picks
+the frame from before the press by the press's own time, so the read delays neither
+the capture nor the choice of frame, only the handling of the next input event. A tree
 kept up to date in the background instead would cost a read after every repaint and
 could still be older than the last change; a read at the press sees the screen as the
 person saw it, unless the application changed under the pointer within those
