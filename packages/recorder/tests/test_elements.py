@@ -39,36 +39,20 @@ BLUE = (0, 0, 255)
 FORM_PATH = [["application", "gtk_form.py"], ["frame", "GTK form"], ["filler", ""]]
 
 
-def start_app(display: Display, program: list[str]) -> tuple[subprocess.Popen[str], str]:
-    """The app, and the line it prints once its window is drawn."""
-    app = subprocess.Popen(
-        program, env=display.env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-    )
-    assert app.stdout is not None
-    line = app.stdout.readline()
-    assert line.strip(), f"the app did not start (exit {app.poll()})"
-    return app, line
-
-
 def manifest_lines(folder: Path) -> list[dict[str, Any]]:
     path = folder / "manifest.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
-def stop_app(app: subprocess.Popen[str]) -> None:
-    app.kill()
-    app.wait(timeout=10)
-
-
 @pytest.fixture(scope="module")
-def gtk() -> Iterator[tuple[Display, subprocess.Popen[str], ElementTree]]:
+def gtk(apps: Any) -> Iterator[tuple[Display, subprocess.Popen[str], ElementTree]]:
     """A display with its accessibility bus, the GTK form on it, and its tree."""
     with Display(640, 480, accessibility=True) as display:
-        app, _ = start_app(display, [SYSTEM_PYTHON, str(GTK_FORM)])
+        app, _ = apps.start(display, [SYSTEM_PYTHON, str(GTK_FORM)])
         try:
             yield display, app, elements("atspi", display=display.name)
         finally:
-            stop_app(app)
+            apps.stop(app)
 
 
 def centre_of(tree: ElementTree, role: str, name: str = "") -> tuple[int, int]:
@@ -232,7 +216,7 @@ def test_an_application_that_stops_answering_costs_one_timeout_and_the_recording
 
 
 def test_a_tk_app_and_a_display_without_the_bus_record_without_elements(
-    tmp_path: Path, display: Display, form: Any
+    tmp_path: Path, display: Display, form: Any, apps: Any
 ) -> None:
     go = form.centre("go")
     with Recorder(tmp_path / "plain", "xvfb", backend_options={"display": display.name}) as rec:
@@ -243,7 +227,7 @@ def test_a_tk_app_and_a_display_without_the_bus_record_without_elements(
     assert note == {"source": None, "reason": f"display {display.name} has no accessibility bus"}
 
     with Display(640, 480, accessibility=True) as bus_display:
-        tk, layout = start_app(bus_display, [sys.executable, str(HERE / "form_app.py")])
+        tk, layout = apps.start(bus_display, [sys.executable, str(HERE / "form_app.py")])
         try:
             x, y, w, h = json.loads(layout)["go"]
             folder = tmp_path / "tk"
@@ -252,7 +236,7 @@ def test_a_tk_app_and_a_display_without_the_bus_record_without_elements(
                 rec.click(x + w // 2, y + h // 2)
                 rec.scroll(x + w // 2, y + h // 2, dy=1)
         finally:
-            stop_app(tk)
+            apps.stop(tk)
     written = manifest_lines(folder)
     assert [line["kind"] for line in written] == ["click", "scroll"]
     assert all("element" not in line for line in written)
@@ -264,6 +248,7 @@ def test_an_element_under_a_window_without_a_tree_is_not_named(
     tmp_path: Path,
     gtk: tuple[Display, subprocess.Popen[str], ElementTree],
     wait_until: Callable[..., Any],
+    apps: Any,
 ) -> None:
     display, _, tree = gtk
     save = centre_of(tree, "push button", "Save")
@@ -272,12 +257,12 @@ def test_an_element_under_a_window_without_a_tree_is_not_named(
     with recorder:
         # The Tk form opens over the GTK form: the tree still holds 'Save' at that point,
         # but what the pointer is on is Tk's, which exposes nothing.
-        tk, _ = start_app(display, [sys.executable, str(HERE / "form_app.py")])
+        tk, _ = apps.start(display, [sys.executable, str(HERE / "form_app.py")])
         try:
             xdotool(display, "mousemove", str(save[0]), str(save[1]), "click", "1")
             wait_until(lambda: len(manifest_lines(folder)) == 1, "the click's line")
         finally:
-            stop_app(tk)
+            apps.stop(tk)
         wait_until(lambda: recorder.backend.capture().pixel(*save) == BLUE, "Save shown again")
         xdotool(display, "click", "1")
         wait_until(lambda: len(manifest_lines(folder)) == 2, "the second click's line")
@@ -309,26 +294,14 @@ def test_sigkill_mid_session_leaves_whole_lines_with_elements_and_no_bus_connect
     tmp_path: Path,
     gtk: tuple[Display, subprocess.Popen[str], ElementTree],
     wait_until: Callable[..., Any],
+    kill_mid_session: Callable[..., int],
 ) -> None:
     display, _, _ = gtk
     bus = display.accessibility_bus
     assert bus is not None and bus.address is not None
     folder = tmp_path / "session"
-    process = subprocess.Popen(
-        [sys.executable, str(HERE / "crashing_recorder.py"), str(folder), display.name],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None and process.stdout.readline().strip() == "recording"
-        wait_until(
-            lambda: sum("element" in line for line in manifest_lines(folder)) >= 3,
-            "three lines with an element",
-        )
-    finally:
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait(10)
-    assert process.returncode == -signal.SIGKILL
+    # it clicks along the diagonal from (0, 0): the first 40 lines are all on the form
+    pid = kill_mid_session(folder, display, 40)
     raw = (folder / "manifest.jsonl").read_bytes()
     assert raw.endswith(b"\n")
     steps = load_session(folder).steps  # every line whole, every frame there
@@ -337,7 +310,7 @@ def test_sigkill_mid_session_leaves_whole_lines_with_elements_and_no_bus_connect
     assert len(named) >= 3
     assert all(anchor.path[0] == ("application", "gtk_form.py") for anchor in named)
     # Nothing of the dead recorder stays on the accessibility bus.
-    wait_until(lambda: process.pid not in bus_clients(bus.address), "the bus to drop it")
+    wait_until(lambda: pid not in bus_clients(bus.address), "the bus to drop it")
 
 
 @pytest.mark.parametrize("flags", [(), ("--no-elements",)])

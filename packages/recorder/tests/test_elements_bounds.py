@@ -7,9 +7,9 @@ names it, so one too long to find the element by again is left out, not written.
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,21 +21,14 @@ HERE = Path(__file__).parent
 
 
 @pytest.fixture(scope="module")
-def long_names() -> Iterator[Display]:
+def long_names(apps: Any) -> Iterator[Display]:
+    """A display with its accessibility bus and a GTK button with a 600-character name."""
     with Display(640, 480, accessibility=True) as display:
-        app = subprocess.Popen(
-            ["/usr/bin/python3", str(HERE / "gtk_long_name_app.py")],
-            env=display.env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
+        app, _ = apps.start(display, ["/usr/bin/python3", str(HERE / "gtk_long_name_app.py")])
         try:
-            assert app.stdout is not None and app.stdout.readline().strip() == "ready"
             yield display
         finally:
-            app.kill()
-            app.wait(10)
+            apps.stop(app)
 
 
 def test_an_element_with_a_name_too_long_to_find_it_by_is_left_out(
