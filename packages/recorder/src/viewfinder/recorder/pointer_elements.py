@@ -64,17 +64,18 @@ class LookupStats:
     #: an element was there, but a name on its path was longer than MAX_NAME_CHARS
     too_long: int = 0
     failed: int = 0
-    read_s: float = 0.0
+    #: time spent looking up (reading the tree, finding the element, the front window)
+    lookup_s: float = 0.0
 
     def as_dict(self) -> dict[str, float | int]:
-        mean_ms = 1000 * self.read_s / self.reads if self.reads else 0.0
+        mean_ms = 1000 * self.lookup_s / self.reads if self.reads else 0.0
         return {
             "reads": self.reads,
             "found": self.found,
             "covered": self.covered,
             "too_long": self.too_long,
             "failed": self.failed,
-            "mean_read_ms": round(mean_ms, 1),
+            "mean_lookup_ms": round(mean_ms, 1),
         }
 
 
@@ -100,16 +101,18 @@ class PointerElements:
             conn = XDisplay(display)
         except Exception as exc:  # the display's own errors are the capture backend's
             return None, f"cannot open display {display}: {exc}"
+        source: ElementSource | None = None
+        reason = f"display {display} has no accessibility bus"
         try:
-            if not has_accessibility_bus(conn):
-                raise LookupError(f"display {display} has no accessibility bus")
-            source = get_element_source("atspi", display=display, timeout=READ_TIMEOUT_S)
-        except Exception as exc:  # no bus, no atspi source installed, or it refuses
+            if has_accessibility_bus(conn):
+                source = get_element_source("atspi", display=display, timeout=READ_TIMEOUT_S)
+        except Exception as exc:  # no atspi source installed, or it refuses this display
+            reason = str(exc)
+            log.warning("actions on %s are recorded without elements: %s", display, exc)
+        if source is None:
             with contextlib.suppress(Exception):
                 conn.close()
-            if not isinstance(exc, LookupError):
-                log.warning("actions on %s are recorded without elements: %s", display, exc)
-            return None, str(exc)
+            return None, reason
         return cls(source, display, conn), ""
 
     def at(self, x: int, y: int) -> ElementAnchor | None:
@@ -139,7 +142,7 @@ class PointerElements:
             return None
         finally:
             self.stats.reads += 1
-            self.stats.read_s += time.monotonic() - started
+            self.stats.lookup_s += time.monotonic() - started
         if element is None:
             return None
         anchor = tree.anchor(element)
