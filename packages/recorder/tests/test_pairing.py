@@ -299,6 +299,7 @@ def test_each_pointer_action_looks_its_element_up_once_where_it_began(session):
         asked.append((x, y))
         return ElementAnchor(role="push button", name=f"at {x},{y}")
 
+    assert recorder.element_source is None  # the canvas is no X display: nothing to ask
     recorder._active().pairing.elements = lookup
     t = time.monotonic()
     recorder.button_pressed(50, 50, 1, at=t)
