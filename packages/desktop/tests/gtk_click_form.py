@@ -1,0 +1,68 @@
+"""A GTK 3 form that says what happens to it, for the element action tests.
+
+Run with the system Python (Debian's python3-gi), on a display with accessibility
+buses. Layout (the window sits at 0,0 without a window manager): a red text field
+holding "hello", a blue "Save" button, a "Remember me" check box and a "Remove me"
+button that takes itself away when clicked. Prints "ready" once drawn, then one line
+per thing done to it: "clicked Save", "toggled Remember me", "removed Remove me",
+"text <what the field holds>".
+"""
+
+import gi
+
+gi.require_version("Gdk", "3.0")
+gi.require_version("Gtk", "3.0")
+from gi.repository import Gdk, GLib, Gtk  # noqa: E402
+
+CSS = b"""
+entry { background: #ff0000; background-image: none; color: #ffffff; border: none;
+        border-radius: 0; box-shadow: none; }
+button { background: #0000ff; background-image: none; color: #ffffff; border: none;
+         border-radius: 0; box-shadow: none; }
+"""
+
+
+def say(line):
+    print(line, flush=True)
+
+
+style = Gtk.CssProvider()
+style.load_from_data(CSS)
+Gtk.StyleContext.add_provider_for_screen(
+    Gdk.Screen.get_default(), style, Gtk.STYLE_PROVIDER_PRIORITY_USER
+)
+window = Gtk.Window(title="GTK click form")
+window.move(0, 0)
+window.set_default_size(400, 260)
+column = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=20, margin=20)
+field = Gtk.Entry()
+field.set_text("hello")
+field.connect("changed", lambda entry: say(f"text {entry.get_text()}"))
+save = Gtk.Button(label="Save")
+save.connect("clicked", lambda _button: say("clicked Save"))
+check = Gtk.CheckButton(label="Remember me")
+check.connect("toggled", lambda _check: say("toggled Remember me"))
+remove = Gtk.Button(label="Remove me")
+
+
+def removed(button):
+    column.remove(button)
+    say("removed Remove me")
+
+
+remove.connect("clicked", removed)
+for widget in (field, save, check, remove):
+    column.pack_start(widget, False, False, 0)
+window.add(column)
+window.connect("destroy", Gtk.main_quit)
+
+
+def mapped(*_args):
+    # the first frame is drawn right after the window is mapped: give it a moment
+    GLib.timeout_add(200, lambda: say("ready") and False)
+    window.disconnect(handler)
+
+
+handler = window.connect("map-event", mapped)
+window.show_all()
+Gtk.main()
