@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from viewfinder.core import ElementTree
-from viewfinder.desktop import ComputerTool
+from viewfinder.desktop import ComputerTool, to_anthropic_tool_result, to_openai_input_items
 from viewfinder.desktop.testing import LoggedApp
 from viewfinder.xvfb import Display
 
@@ -111,6 +111,16 @@ def test_a_set_of_mark_image_draws_the_buttons_mark_on_its_box(form: Form) -> No
     # the tag with the ref's number sits on the box's top-left corner, in the mark's colour
     tag = marked.getpixel((x + 1, y - 2))
     assert any(close_to(tag, colour, 2) for colour in MARK_COLOURS), ref
+    # each API's result carries the snapshot and the marked image after the screenshot
+    block = to_anthropic_tool_result(result, "toolu_1")
+    kinds = [part["type"] for part in block["content"]]
+    assert kinds == ["text", "image", "text", "image"]
+    assert block["content"][2]["text"] == result.elements_text
+    assert block["content"][3]["source"]["data"] == result.marked.b64()
+    items = to_openai_input_items(result, "call_1")
+    assert items[0]["output"]["image_url"] == result.screenshot.data_url()
+    assert [part["type"] for part in items[1]["content"]] == ["input_text", "input_image"]
+    assert items[1]["content"][1]["image_url"] == result.marked.data_url()
 
 
 def test_a_click_by_element_lands_and_its_step_names_the_element(form: Form) -> None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from viewfinder.core import Event, EventKind, ViewfinderError
 from viewfinder.core.element import Element, ElementTree
+from viewfinder.core.geometry import Region
 from viewfinder.core.result_budget import ResultBudget
 
 if TYPE_CHECKING:
@@ -113,11 +114,7 @@ class ScreenElements:
 
     def read(self) -> ElementTree:
         """The tree now (the source's errors pass through)."""
-        if self._source is None:
-            from viewfinder.core.element_sources import get_element_source
-
-            self._source = get_element_source(SOURCE, display=self.display_name)
-        tree = self._source.read()
+        tree = self.source().read()
         self._known.update((element.ref, element) for element in tree.walk())
         return tree
 
@@ -127,6 +124,14 @@ class ScreenElements:
             return self.read()
         except ViewfinderError as exc:
             return ElementTree(source=SOURCE, reason=f"the elements could not be read: {exc}")
+
+    def source(self) -> ElementSource:
+        """The source the reads use (made on first use)."""
+        if self._source is None:
+            from viewfinder.core.element_sources import get_element_source
+
+            self._source = get_element_source(SOURCE, display=self.display_name)
+        return self._source
 
     def centre(self, tree: ElementTree, ref: str) -> tuple[int, int]:
         """The screen point at the middle of element ``ref``'s box in ``tree``;
@@ -160,3 +165,31 @@ class ScreenElements:
         source, self._source = self._source, None
         if source is not None and self._owned:
             source.close()
+
+
+def read_or_reason(source: ElementSource) -> ElementTree:
+    """``source.read()``; a read that failed is an empty tree whose reason says why."""
+    try:
+        return source.read()
+    except ViewfinderError as exc:
+        return ElementTree(source=source.name, reason=f"the elements could not be read: {exc}")
+
+
+def within(tree: ElementTree, region: Region) -> ElementTree:
+    """``tree`` as seen in a capture of ``region``: boxes moved to the region's origin
+    and clipped to it; an element outside the region has no box (it is not shown)."""
+
+    def moved(element: Element) -> Element:
+        box = element.box
+        if box is not None:
+            left, top = max(box.x, region.x), max(box.y, region.y)
+            right, bottom = min(box.right, region.right), min(box.bottom, region.bottom)
+            box = (
+                Region(x=left - region.x, y=top - region.y, width=right - left, height=bottom - top)
+                if right > left and bottom > top
+                else None
+            )
+        children = tuple(moved(child) for child in element.children)
+        return element.model_copy(update={"box": box, "children": children})
+
+    return tree.model_copy(update={"roots": tuple(moved(root) for root in tree.roots)})

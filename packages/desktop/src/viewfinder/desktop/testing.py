@@ -75,7 +75,7 @@ class LoggedApp:
 
     def said(self) -> list[str]:
         """The lines said since the last look, without waiting."""
-        lines = []
+        lines: list[str] = []
         while True:
             try:
                 line = self._lines.get_nowait()
