@@ -5,8 +5,11 @@ buses. Layout (the window sits at 0,0 without a window manager): a red text fiel
 holding "hello", a blue "Save" button, a "Remember me" check box and a "Remove me"
 button that takes itself away when clicked. Prints "ready" once drawn, then one line
 per thing done to it: "clicked Save", "toggled Remember me", "removed Remove me",
-"text <what the field holds>".
+"text <what the field holds>". ``--log PATH`` writes the same lines to PATH too (for
+an app a server starts, whose output the test cannot read).
 """
+
+import sys
 
 import gi
 
@@ -22,8 +25,14 @@ button { background: #0000ff; background-image: none; color: #ffffff; border: no
 """
 
 
+LOG = open(sys.argv[sys.argv.index("--log") + 1], "a") if "--log" in sys.argv else None  # noqa: SIM115
+
+
 def say(line):
     print(line, flush=True)
+    if LOG is not None:
+        LOG.write(line + "\n")
+        LOG.flush()
 
 
 style = Gtk.CssProvider()
