@@ -12,9 +12,13 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from PIL import Image
+from typer.testing import CliRunner
 
+from viewfinder.cli.app import build_app
 from viewfinder.core import ElementTree
 from viewfinder.desktop import ComputerTool, to_anthropic_tool_result, to_openai_input_items
 from viewfinder.desktop.testing import LoggedApp
@@ -224,3 +228,34 @@ def test_a_tk_app_and_a_display_without_buses_give_an_empty_snapshot_with_the_re
         )
         assert result.marked is not None
         assert result.marked.size == (160, 120)
+
+
+def desktop_act(form: Form, action: str, *options: str) -> Any:
+    return CliRunner().invoke(
+        build_app(), ["desktop", "act", action, "-d", form.display.name, *options]
+    )
+
+
+def test_desktop_act_lists_elements_and_clicks_one_by_ref(form: Form, tmp_path: Path) -> None:
+    listing = desktop_act(form, '{"action": "screenshot"}', "--elements")
+    assert listing.exit_code == 0, listing.output
+    ref, box = listed(listing.output)[("push button", "Save")]
+    form.app.said()
+    clicked = desktop_act(form, '{"action": "left_click"}', "--element", ref)
+    assert clicked.exit_code == 0, clicked.output
+    form.app.wait_for("clicked Save")
+    assert f"left_click on element {ref}" in clicked.output
+
+    marked = tmp_path / "marked.png"
+    shot = desktop_act(form, '{"action": "screenshot"}', "--set-of-mark", "-o", str(marked))
+    assert shot.exit_code == 0, shot.output
+    x, y, _, height = box  # the screen's own size: boxes are screen pixels here
+    pixel = Image.open(marked).convert("RGB").getpixel((x, y + height // 2))
+    assert any(close_to(pixel, colour, 2) for colour in MARK_COLOURS)
+
+    gone = desktop_act(form, '{"type": "click"}', "--element", "e999")
+    assert gone.exit_code == 2
+    assert "element e999 is not on the screen" in gone.output
+    both = desktop_act(form, '{"action": "left_click", "coordinate": [3, 3]}', "--element", ref)
+    assert both.exit_code == 2 and "together with coordinate" in both.output
+    assert form.app.said() == []
