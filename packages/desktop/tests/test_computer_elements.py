@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 from viewfinder.cli.app import build_app
 from viewfinder.core import ElementTree
+from viewfinder.core.result_budget import ResultBudget, estimate_tokens
 from viewfinder.desktop import ComputerTool, to_anthropic_tool_result, to_openai_input_items
 from viewfinder.desktop.testing import LoggedApp
 from viewfinder.xvfb import Display
@@ -259,3 +260,17 @@ def test_desktop_act_lists_elements_and_clicks_one_by_ref(form: Form, tmp_path: 
     both = desktop_act(form, '{"action": "left_click", "coordinate": [3, 3]}', "--element", ref)
     assert both.exit_code == 2 and "together with coordinate" in both.output
     assert form.app.said() == []
+
+
+def test_the_snapshot_and_the_marked_image_fit_a_small_clients_budget(form: Form) -> None:
+    budget = ResultBudget("tiny", text_tokens=160, result_bytes=40_000)
+    with ComputerTool(form.display, elements=True, client=budget) as tool:
+        result = tool({"action": "screenshot", "set_of_mark": True})
+    assert not result.is_error and result.screenshot and result.marked
+    text = result.elements_text or ""
+    assert estimate_tokens(text) <= 60  # about a quarter of the client's text
+    assert estimate_tokens(result.text + "\n" + text) <= budget.text_tokens
+    assert "more elements left out (token budget)" in text
+    # both images share what the result may carry (base64 counts 4 bytes per 3)
+    assert len(result.screenshot.data) + len(result.marked.data) <= 40_000 * 3 // 4
+    assert result.marked.size == result.screenshot.size == (640, 480)
