@@ -16,8 +16,6 @@ tool result and gives each API's tool definition.
 from __future__ import annotations
 
 import contextlib
-import itertools
-import math
 import threading
 import time
 from collections.abc import Mapping
@@ -26,7 +24,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from viewfinder.core import (
-    DisplayGoneError,
     ElementTree,
     Event,
     EventKind,
@@ -40,6 +37,7 @@ from viewfinder.core.screenshot import utc_now
 from viewfinder.desktop.actions import Action, ActionInputError, Api, action_name, parse_action
 from viewfinder.desktop.frames import ScreenFrames
 from viewfinder.desktop.images import ModelImages, model_size_within
+from viewfinder.desktop.pointer import PointerQuery, drag_along
 from viewfinder.desktop.results import ComputerResult, Seen, describe_action, describe_settle
 from viewfinder.desktop.scaling import RESAMPLE_FILTERS, Resample, Scaling, Target
 from viewfinder.desktop.screen_elements import ANCHORED_KINDS, ScreenElements
@@ -63,11 +61,6 @@ _POINTER_KINDS = {
     EventKind.MIDDLE_CLICK,
     EventKind.SCROLL,
 }
-#: A drag along a path moves at most this many screen pixels between two motion events.
-_DRAG_STEP_PX = 25
-#: ... and rests this long on each point of the path: toolkits merge motion events that
-#: queue up (Tk keeps only the last), and a corner of the path must not be merged away.
-_PATH_DWELL_S = 0.02
 
 
 class ComputerToolOptionError(ViewfinderError, ValueError):
@@ -159,7 +152,7 @@ class ComputerTool:
         self.display_name = self._backend.display_name
         self._lock = threading.Lock()
         self._closed = False
-        self._x: Any = None
+        self._pointer_query = PointerQuery(self.display_name)
         self._frames: ScreenFrames | None = None
         self._elements = ScreenElements(
             self.display_name,
@@ -362,18 +355,10 @@ class ComputerTool:
         )
 
     def _perform(self, event: Event, path: list[tuple[int, int]] | None) -> None:
-        controls = self._backend.input
         if path is None:
             self._backend.act(event)
-            return
-        # OpenAI's drag: through every point of the path with the button held.
-        controls.mouse_down("left", *path[0])
-        for (x0, y0), (x1, y1) in itertools.pairwise(path):
-            steps = max(1, min(10, math.ceil(math.dist((x0, y0), (x1, y1)) / _DRAG_STEP_PX)))
-            for step in range(1, steps + 1):
-                controls.move(x0 + (x1 - x0) * step // steps, y0 + (y1 - y0) * step // steps)
-            time.sleep(_PATH_DWELL_S)
-        controls.mouse_up("left", *path[-1])
+        else:
+            drag_along(self._backend.input, path)
 
     # -- frames --------------------------------------------------------------------------------
 
@@ -381,19 +366,7 @@ class ComputerTool:
         return self.frames.grab()
 
     def _pointer(self) -> tuple[int, int]:
-        from Xlib.display import Display as XDisplay
-        from Xlib.error import ConnectionClosedError, DisplayError
-
-        try:
-            if self._x is None:
-                self._x = XDisplay(self.display_name)
-            reply = self._x.screen().root.query_pointer()
-        except (ConnectionClosedError, DisplayError, OSError) as exc:
-            self._x = None
-            raise DisplayGoneError(
-                f"cannot ask display {self.display_name} where the pointer is ({exc})"
-            ) from exc
-        return (int(reply.root_x), int(reply.root_y))
+        return self._pointer_query.where()
 
     # -- the run ---------------------------------------------------------------------------------
 
@@ -422,9 +395,7 @@ class ComputerTool:
         elements = getattr(self, "_elements", None)
         if elements is not None:
             elements.close()
-        if self._x is not None:
-            self._x.close()
-            self._x = None
+        self._pointer_query.close()
         self._backend.close()
 
     def __enter__(self) -> ComputerTool:
