@@ -33,6 +33,7 @@ from viewfinder.cdp.testing import serve_pages
 from viewfinder.core import ElementTree, get_element_source, snapshot_text
 from viewfinder.core.result_budget import estimate_tokens
 from viewfinder.desktop import ComputerResult, ComputerTool
+from viewfinder.desktop.testing import LoggedApp
 from viewfinder.xvfb import Display
 from viewfinder.xvfb.atspi import AtspiReader
 
@@ -142,20 +143,11 @@ def tool_samples(
 
 
 def tool_on_gtk(repeat: int) -> tuple[dict[str, list[float]], ComputerResult, ComputerResult]:
-    with Display(1280, 800, accessibility=True) as display:
-        app = subprocess.Popen(
-            ["/usr/bin/python3", str(GTK_FORM)],
-            env=display.env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        try:
-            assert app.stdout is not None and app.stdout.readline().strip() == "ready"
-            return tool_samples(display, repeat)
-        finally:
-            app.kill()
-            app.wait()
+    with (
+        Display(1280, 800, accessibility=True) as display,
+        LoggedApp(["/usr/bin/python3", str(GTK_FORM)], display.env()),
+    ):
+        return tool_samples(display, repeat)
 
 
 def tool_on_chromium(repeat: int) -> tuple[dict[str, list[float]], ComputerResult, ComputerResult]:

@@ -11,28 +11,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from websockets.sync.client import ClientConnection, connect
+from websockets.sync.client import connect
 
 from viewfinder.core.testing import wait_until
 from viewfinder.server import LocalServer
 
+from .test_desktop_env import ask, call, ws_url
+
 ROOT = Path(__file__).resolve().parents[3]
 GTK_FORM = ROOT / "packages" / "desktop" / "tests" / "gtk_click_form.py"
 SYSTEM_PYTHON = "/usr/bin/python3"  # GTK's bindings are Debian's python3-gi
-
-
-def ask(ws: ClientConnection, message: dict[str, Any]) -> dict[str, Any]:
-    ws.send(json.dumps(message))
-    reply: dict[str, Any] = json.loads(ws.recv(timeout=120))
-    return reply
-
-
-def call(ws: ClientConnection, tool: str, **arguments: Any) -> dict[str, Any]:
-    step = {"type": "call_tool", "tool_name": tool, "arguments": arguments}
-    reply = ask(ws, {"type": "step", "data": step})
-    assert reply["type"] == "observation", reply
-    observation: dict[str, Any] = reply["data"]["observation"]
-    return observation
 
 
 def text_of(observation: dict[str, Any]) -> str:
@@ -50,7 +38,7 @@ def test_a_task_with_elements_carries_them_and_acts_on_an_element_by_ref(
     server = serve(env="desktop", allow_any_app=True)
     log = tmp_path / "form.log"
     app = [SYSTEM_PYTHON, str(GTK_FORM), "--log", str(log)]
-    with connect(server.base_url.replace("http://", "ws://") + "/ws", max_size=None) as ws:
+    with connect(ws_url(server), max_size=None) as ws:
         reset = ask(ws, {"type": "reset", "data": {"apps": [app], "elements": True}})
         assert reset["data"]["observation"]["metadata"]["elements"] is True
         wait_until(lambda: "ready" in said(log), "the form to be drawn")
@@ -83,7 +71,7 @@ def test_a_task_without_elements_carries_none(
     serve: Callable[..., LocalServer], tmp_path: Path
 ) -> None:
     server = serve(env="desktop", allow_any_app=True)
-    with connect(server.base_url.replace("http://", "ws://") + "/ws", max_size=None) as ws:
+    with connect(ws_url(server), max_size=None) as ws:
         reset = ask(ws, {"type": "reset", "data": {"elements": False}})
         assert reset["data"]["observation"]["metadata"]["elements"] is False
         plain = call(ws, "computer", action="screenshot")

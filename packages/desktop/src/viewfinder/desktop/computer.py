@@ -53,13 +53,12 @@ if TYPE_CHECKING:
     from viewfinder.core.element_sources import ElementSource
     from viewfinder.xvfb import Display, XvfbBackend
 
-_POINTER_KINDS = {
-    EventKind.CLICK,
-    EventKind.DOUBLE_CLICK,
-    EventKind.TRIPLE_CLICK,
-    EventKind.RIGHT_CLICK,
-    EventKind.MIDDLE_CLICK,
-    EventKind.SCROLL,
+#: The kinds that act where the pointer is when the action names no place.
+_POINTER_KINDS = ANCHORED_KINDS - {
+    EventKind.MOVE,
+    EventKind.MOUSE_DOWN,
+    EventKind.MOUSE_UP,
+    EventKind.DRAG,
 }
 
 
