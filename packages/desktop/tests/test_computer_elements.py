@@ -19,9 +19,16 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from viewfinder.cli.app import build_app
-from viewfinder.core import ElementTree
+from viewfinder.core import ElementTree, EventKind
 from viewfinder.core.result_budget import ResultBudget, estimate_tokens
-from viewfinder.desktop import ComputerTool, to_anthropic_tool_result, to_openai_input_items
+from viewfinder.core.testing import wait_until
+from viewfinder.desktop import (
+    ComputerTool,
+    Desktop,
+    DesktopConfigError,
+    to_anthropic_tool_result,
+    to_openai_input_items,
+)
 from viewfinder.desktop.testing import LoggedApp
 from viewfinder.xvfb import Display
 
@@ -150,6 +157,11 @@ def test_type_into_an_element_clicks_it_first(form: Form) -> None:
     assert not result.is_error, result.error
     assert "text hello world" in form.app.wait_for("text hello world")
     assert f"into element {ref}" in result.text
+    # two steps: the click that focused the field (with its element), then the typing
+    click, typed = (step.event for step in form.tool.trajectory().steps[-2:])
+    assert click.kind is EventKind.CLICK and click.element is not None
+    assert click.element.role == "text" and click.element.ref == ref
+    assert (typed.kind, typed.text, typed.position) == (EventKind.TYPE, " world", None)
 
 
 def test_a_pointer_step_at_a_coordinate_records_the_element_under_it(
@@ -274,3 +286,16 @@ def test_the_snapshot_and_the_marked_image_fit_a_small_clients_budget(form: Form
     # both images share what the result may carry (base64 counts 4 bytes per 3)
     assert len(result.screenshot.data) + len(result.marked.data) <= 40_000 * 3 // 4
     assert result.marked.size == result.screenshot.size == (640, 480)
+
+
+def test_a_desktop_with_accessibility_gives_its_apps_the_buses() -> None:
+    form = [SYSTEM_PYTHON, str(GTK_FORM)]
+    with Desktop(size=(480, 360), apps=[form], accessibility=True) as desktop:
+        tool = desktop.computer(elements=True)
+        found = wait_until(
+            lambda: 'push button "Save"' in (tool({"action": "screenshot"}).elements_text or ""),
+            "the form's elements",
+        )
+        assert found
+    with pytest.raises(DesktopConfigError, match="accessibility=True needs a display"):
+        Desktop(":5", accessibility=True)
