@@ -233,6 +233,8 @@ def test_a_tk_app_and_a_display_without_buses_give_an_empty_snapshot_with_the_re
         # an action on an element of such a screen says the element is not there
         gone = tool({"action": "left_click", "element": "e1"})
         assert gone.is_error and gone.error_type == "ElementGoneError"
+        assert "no elements can be read there now: " in (gone.error or "")
+        assert "'Tk form' (Tk)" in (gone.error or "")
     with Display(160, 120) as bare, ComputerTool(bare, elements=True) as tool:
         result = tool({"action": "left_click", "coordinate": [5, 5], "set_of_mark": True})
         assert not result.is_error

@@ -54,10 +54,11 @@ class ElementGoneError(ViewfinderError, LookupError):
     """An action named an element (by ref) that is not on the screen now.
 
     ``ref`` is the ref it named; ``element`` the element as an earlier read of the
-    tool knew it (None when no read had that ref).
+    tool knew it (None when no read had that ref); ``why_none``: the reason of a read
+    that found no elements at all (no accessibility bus, apps that expose none).
     """
 
-    def __init__(self, ref: str, element: Element | None) -> None:
+    def __init__(self, ref: str, element: Element | None, why_none: str = "") -> None:
         self.ref = ref
         self.element = element
         named = f" ({element.role} {element.name!r})" if element and element.name else ""
@@ -68,8 +69,10 @@ class ElementGoneError(ViewfinderError, LookupError):
             if element is not None
             else "is not on the screen (no element read in this session has that ref)"
         )
+        empty = f" (no elements can be read there now: {why_none})" if why_none else ""
         super().__init__(
-            f"element {ref}{named} {where}; take a screenshot with elements to get fresh refs"
+            f"element {ref}{named} {where}{empty}; take a screenshot with elements to get "
+            "fresh refs"
         )
 
 
@@ -138,7 +141,8 @@ class ScreenElements:
         :class:`ElementGoneError` when the tree has no visible element ``ref``."""
         element = tree.find(ref)
         if element is None or not element.visible or element.box is None:
-            raise ElementGoneError(ref, element or self._known.get(ref))
+            why_none = tree.reason if not tree.roots else ""
+            raise ElementGoneError(ref, element or self._known.get(ref), why_none)
         box = element.box
         return (box.x + box.width // 2, box.y + box.height // 2)
 
