@@ -277,30 +277,34 @@ class ComputerTool:
             typed=len(action.text or "") if event.kind is EventKind.TYPE else 0,
         )
         late = before.late
-        seen = self._seen(action, after, after_at, 2 if late else 1)
+        shared = 1 + (late is not None) + action.set_of_mark  # images the result carries
+        seen = self._seen(action, after, after_at, shared)
         if focus is not None:  # the same pre-action frame: the click's effect came later
             self._log.add(focus, before.frame, before.captured_at, step_extra(action, None))
         self._log.add(event, before.frame, before.captured_at, step_extra(action, path))
+        assert seen.shot is not None  # an action that acts always shows the screen
         return seen.result(
             action=action.name,
             api=action.api,
             text="; ".join(
-                [describe_action(action), describe_settle(report), self._images.describe(seen.shot)]  # type: ignore[arg-type]
+                [describe_action(action), describe_settle(report), self._images.describe(seen.shot)]
                 + ([late.describe()] if late else [])
             ),
             event=event,
             settle=report,
             before=(
-                self._images.frame(before.frame, before.captured_at, shared=2) if late else None
+                self._images.frame(before.frame, before.captured_at, shared=shared)
+                if late
+                else None
             ),
         )
 
     def _seen(self, action: Action, frame: Image.Image, at: datetime, shared: int) -> Seen:
-        """The screenshot of ``frame`` and, as the action asks, its elements and marks."""
+        """The screenshot of ``frame`` and, as the action asks, its elements and marks;
+        ``shared``: how many images the result carries (each gets its share)."""
         if not self._elements.wanted(action.elements) and not action.set_of_mark:
             return Seen(self._images.frame(frame, at, shared=shared))
         tree = self._elements.read_or_reason()
-        shared += action.set_of_mark
         shot = self._images.frame(frame, at, shared=shared)
         marked = self._images.marked(shot, tree, shared) if action.set_of_mark else None
         return Seen(shot, tree, self._elements.snapshot(tree), marked)
@@ -321,7 +325,7 @@ class ComputerTool:
             shot, words = self._images.zoom(frame, region, captured_at)
             seen, text = Seen(shot), f"zoom on {list(action.region)}: {words}"
         else:
-            seen = self._seen(action, frame, captured_at, 1)
+            seen = self._seen(action, frame, captured_at, 1 + action.set_of_mark)
             text = self._images.describe(seen.shot) if seen.shot else ""
         if before.late is not None:
             text = "; ".join(part for part in (text, before.late.describe()) if part)
