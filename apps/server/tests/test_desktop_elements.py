@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -81,3 +82,48 @@ def test_a_task_without_elements_carries_none(
         assert "none:" in text_of(asked) and "accessibility bus" in text_of(asked)
         bad = ask(ws, {"type": "reset", "data": {"elements": "yes"}})
         assert bad["type"] == "error" and "elements" in json.dumps(bad)
+
+
+def bus_socket(display: str) -> str:
+    """The path of the socket of ``display``'s accessibility bus, from its root window."""
+    from Xlib.display import Display as XDisplay
+
+    conn = XDisplay(display)
+    try:
+        atom = conn.intern_atom("AT_SPI_BUS")
+        value = conn.screen().root.get_full_property(atom, 0).value
+    finally:
+        conn.close()
+    address = value.decode() if isinstance(value, bytes) else str(value)
+    return address.split("unix:path=", 1)[1].split(",", 1)[0]
+
+
+def test_a_sessions_code_reaches_no_accessibility_bus_of_its_own_or_anothers(
+    serve: Callable[..., LocalServer],
+) -> None:
+    server = serve(env="desktop")
+    url = server.base_url.replace("http://", "ws://") + "/ws"
+    with connect(url, max_size=None) as mine, connect(url, max_size=None) as theirs:
+        displays = [
+            ask(ws, {"type": "reset", "data": {"elements": True, "size": [320, 240]}})["data"][
+                "observation"
+            ]["metadata"]["display"]
+            for ws in (mine, theirs)
+        ]
+        sockets = [bus_socket(display) for display in displays]
+        for path in sockets:  # the server's user reaches them: the paths are right
+            with socket.socket(socket.AF_UNIX) as probe:
+                probe.connect(path)
+        code = (
+            "import socket\n"
+            f"for path in {sockets!r}:\n"
+            "    try:\n"
+            "        socket.socket(socket.AF_UNIX).connect(path)\n"
+            "        print('reached')\n"
+            "    except OSError as exc:\n"
+            "        print(type(exc).__name__)\n"
+        )
+        ran = call(mine, "run_code", code=code)
+        assert ran["error"] is None, ran
+        outcomes = ran["result"]["structuredContent"]["stdout"].split()
+        assert len(outcomes) == 2 and "reached" not in outcomes, outcomes
