@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from viewfinder.core.testing import wait_until
 from viewfinder.desktop.testing import LoggedApp
 from viewfinder.mcp.testing import StdioServer, close_to, images_of, text_of
 from viewfinder.xvfb import Display
@@ -103,3 +104,26 @@ def test_a_computer_result_carries_the_snapshot_and_marks_when_asked(served: Ser
     assert len(images_of(result)) == 2
     plain = served.server.call("computer", {"action": "screenshot"})
     assert "push button" not in text_of(plain) and len(images_of(plain)) == 1
+
+
+def test_with_elements_the_sessions_own_desktop_publishes_them_in_every_result(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "form.log"
+    app = f"{SYSTEM_PYTHON} {GTK_FORM} --log {log}"
+    server = StdioServer(tmp_path, "--elements", "--size", "640x480", "--app", app, cwd=ROOT)
+    try:
+        # the session's display starts with its buses; the app publishes its elements
+        found = wait_until(
+            lambda: re.search(
+                r'(e\d+) push button "Save"',
+                text_of(server.call("computer", {"action": "screenshot"})),
+            ),
+            "the snapshot to list the Save button",
+        )
+        clicked = server.call("computer", {"action": "left_click", "element": found.group(1)})
+        assert not clicked.is_error, text_of(clicked)
+        assert 'push button "Save"' in text_of(clicked)  # unasked: the server's option
+        wait_until(lambda: "clicked Save" in log.read_text(), "the click by element to land")
+    finally:
+        server.close()
