@@ -21,7 +21,6 @@ from gi.repository import Gdk, GLib, Gtk  # noqa: E402
 FLAT = "background-image: none; color: #ffffff; border: none; border-radius: 0; box-shadow: none;"
 CSS = f"entry {{ background: #ff0000; {FLAT} }} button {{ background: #0000ff; {FLAT} }}"
 
-
 LOG = open(sys.argv[sys.argv.index("--log") + 1], "a") if "--log" in sys.argv else None  # noqa: SIM115
 
 
@@ -32,17 +31,18 @@ def say(line):
         LOG.flush()
 
 
-style = Gtk.CssProvider()
-style.load_from_data(CSS.encode())
-Gtk.StyleContext.add_provider_for_screen(
-    Gdk.Screen.get_default(), style, Gtk.STYLE_PROVIDER_PRIORITY_USER
-)
-window = Gtk.Window(title="GTK click form")
-window.move(0, 0)
-window.set_default_size(400, 260)
+def flat_colours():
+    style = Gtk.CssProvider()
+    style.load_from_data(CSS.encode())
+    screen = Gdk.Screen.get_default()
+    Gtk.StyleContext.add_provider_for_screen(screen, style, Gtk.STYLE_PROVIDER_PRIORITY_USER)
+
+
+flat_colours()
+# without a window manager the window sits at 0,0
+window = Gtk.Window(title="GTK click form", default_width=400, default_height=260)
 column = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=20, margin=20)
-field = Gtk.Entry()
-field.set_text("hello")
+field = Gtk.Entry(text="hello")
 field.connect("changed", lambda entry: say(f"text {entry.get_text()}"))
 save = Gtk.Button(label="Save")
 save.connect("clicked", lambda _button: say("clicked Save"))
