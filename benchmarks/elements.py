@@ -11,7 +11,11 @@ Side by side, round-robin, in one run:
   ``cdp`` source (accessibility tree and layout boxes) against the accessibility tree
   alone;
 - starting a display with and without its accessibility buses;
-- tokens of the compact snapshot against the whole tree as JSON, for both.
+- tokens of the compact snapshot against the whole tree as JSON, for both;
+- what the ComputerTool's screenshot result costs with its elements (``elements=True``,
+  the XGA screenshot of a 1280x800 screen) against without, in tokens and time: on the
+  GTK form, and on the page of 200 controls in Chromium shown on the display (its tree
+  read over AT-SPI, ``--force-renderer-accessibility``).
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from viewfinder.cdp.elements import CdpElementSource
 from viewfinder.cdp.testing import serve_pages
 from viewfinder.core import ElementTree, get_element_source, snapshot_text
 from viewfinder.core.result_budget import estimate_tokens
+from viewfinder.desktop import ComputerResult, ComputerTool
+from viewfinder.desktop.testing import LoggedApp
 from viewfinder.xvfb import Display
 from viewfinder.xvfb.atspi import AtspiReader
 
@@ -116,6 +122,83 @@ def start_samples(repeat: int) -> dict[str, list[float]]:
     return samples
 
 
+def tool_samples(
+    display: Display, repeat: int
+) -> tuple[dict[str, list[float]], ComputerResult, ComputerResult]:
+    """Screenshot results of a ComputerTool on ``display``, without and with elements."""
+    samples: dict[str, list[float]] = {
+        "screenshot, screen unchanged (its encoded frame reused)": [],
+        "the same with elements (a tree read each time)": [],
+    }
+    plain_row, rich_row = samples
+    with ComputerTool(display, target="XGA", elements=True) as tool:
+        plain = tool({"action": "screenshot", "elements": False})
+        rich = tool({"action": "screenshot"})
+        for _ in range(repeat):
+            samples[plain_row].append(
+                timed(lambda: tool({"action": "screenshot", "elements": False}))
+            )
+            samples[rich_row].append(timed(lambda: tool({"action": "screenshot"})))
+    return samples, plain, rich
+
+
+def tool_on_gtk(repeat: int) -> tuple[dict[str, list[float]], ComputerResult, ComputerResult]:
+    with (
+        Display(1280, 800, accessibility=True) as display,
+        LoggedApp(["/usr/bin/python3", str(GTK_FORM)], display.env()),
+    ):
+        return tool_samples(display, repeat)
+
+
+def tool_on_chromium(repeat: int) -> tuple[dict[str, list[float]], ComputerResult, ComputerResult]:
+    from viewfinder.cdp import launch_chromium
+    from viewfinder.desktop.browser import BROWSER_FLAGS
+
+    with (
+        Display(1280, 800, accessibility=True) as display,
+        serve_pages({"/page": page_of_200()}) as base,
+    ):
+        saved = dict(os.environ)
+        os.environ.update(display.env())  # Chromium joins the display's accessibility bus
+        try:
+            browser = launch_chromium(
+                headless=False,
+                width=1280,
+                height=800,
+                extra_args=[
+                    f"--display={display.name}",
+                    *BROWSER_FLAGS,
+                    "--force-renderer-accessibility",
+                    f"{base}/page",
+                ],
+            )
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+        try:
+            deadline = time.monotonic() + 30
+            with get_element_source("atspi", display=display.name) as source:
+                while time.monotonic() < deadline:  # until the page's tree is on the bus
+                    if any(e.name == "Button 49" for e in source.read().walk()):
+                        break
+                    time.sleep(0.5)
+            return tool_samples(display, repeat)
+        finally:
+            browser.stop()
+
+
+def tool_rows(name: str, plain: ComputerResult, rich: ComputerResult) -> str:
+    assert plain.screenshot is not None and rich.elements is not None
+    shot = plain.screenshot
+    image_tokens = shot.width * shot.height // 750  # Anthropic's estimate for an image
+    snapshot = rich.elements_text or ""
+    shown = sum(1 for line in snapshot.splitlines()[1:] if line.lstrip().startswith("e"))
+    return (
+        f"| {name} | {shot.width}x{shot.height} | {image_tokens} | {rich.elements.count()} | "
+        f"{shown} | {estimate_tokens(snapshot)} | {estimate_tokens(snapshot) / image_tokens:.2f} |"
+    )
+
+
 def table(title: str, samples: dict[str, list[float]]) -> list[str]:
     medians = {name: statistics.median(values) for name, values in samples.items()}
     first = next(iter(medians.values()))
@@ -145,6 +228,8 @@ def main() -> None:
     gtk, gtk_tree = gtk_samples(args.repeat)
     page, page_tree = page_samples(args.repeat)
     starts = start_samples(max(args.repeat // 4, 3))
+    gtk_tool, gtk_plain, gtk_rich = tool_on_gtk(max(args.repeat // 2, 3))
+    page_tool, page_plain, page_rich = tool_on_chromium(max(args.repeat // 2, 3))
     lines = [
         "## Elements: accessibility trees and snapshots",
         "",
@@ -163,6 +248,20 @@ def main() -> None:
         "|---|---:|---:|---:|---:|",
         tokens_row("GTK 3 form", gtk_tree),
         tokens_row("200-control page", page_tree),
+        "",
+        "Snapshot tokens per screenshot: the ComputerTool's screenshot result with "
+        "`elements=True` (XGA screenshot of a 1280x800 screen; the snapshot within its "
+        "default budget, 2000 tokens), the page in Chromium on the display read over AT-SPI.",
+        "",
+        "| screen | screenshot | its tokens (w*h/750) | elements read | in the snapshot "
+        "| snapshot tokens | x the image's |",
+        "|---|---|---:|---:|---:|---:|---:|",
+        tool_rows("GTK 3 form", gtk_plain, gtk_rich),
+        tool_rows("200-control page in Chromium", page_plain, page_rich),
+        "",
+        *table("GTK 3 form, ComputerTool", gtk_tool),
+        "",
+        *table("200-control page in Chromium, ComputerTool", page_tool),
         "",
     ]
     text = "\n".join(lines)

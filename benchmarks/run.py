@@ -37,6 +37,7 @@ BENCHMARKS = [
     "mcp",
     "scale",
     "elements",
+    "recorder_elements",
     "healing",
 ]
 DOC = ROOT / "docs" / "benchmarks.md"

@@ -140,8 +140,13 @@ def test_the_python_snippets(
 
 
 def test_the_example_lines_read_back() -> None:
-    manifest, ai_mime = blocks("json")
+    manifest, ai_mime, with_element = blocks("json")
     events = [Event.from_manifest(json.loads(line)) for line in manifest.splitlines()]
+    (named,) = [Event.from_manifest(json.loads(line)) for line in with_element.splitlines()]
+    assert named.element is not None and named.element.describe() == "push button 'Save'"
+    assert named.element.box is not None and named.position is not None
+    box, point = named.element.box, named.position
+    assert box.x <= point.x < box.right and box.y <= point.y < box.bottom
     assert [event.kind.value for event in events][:3] == ["click", "type", "key"]
     for line, event in zip(ai_mime.splitlines(), events, strict=False):
         read = from_ai_mime(json.loads(line))

@@ -287,3 +287,18 @@ def test_an_anchor_finds_its_element_again_where_it_moved_and_not_a_renamed_one(
     assert form_tree(save_name="Keep").locate(anchor) == []
     event = Event(kind=EventKind.CLICK, position=Point(x=20, y=60), element=anchor)
     assert Event.from_manifest(event.to_manifest(3)) == event
+
+
+def test_the_snapshot_leaves_out_values_that_say_nothing_new() -> None:
+    box = Region(x=0, y=0, width=50, height=20)
+    nodes = [
+        ElementNode("text", "", "\ufffc\ufffc", box=box),  # only embedded children
+        ElementNode("push button", "Go", "Go", box=box),  # the value repeats the name
+        ElementNode("text", "Search", "a\ufffcb", box=box),
+    ]
+    text = snapshot_text(ElementTree(source="t", roots=RefTable().build(nodes)))
+    assert text.splitlines()[1:] == [
+        "e1 text @0,0 50x20",
+        'e2 push button "Go" @0,0 50x20',
+        'e3 text "Search" ="a b" @0,0 50x20',
+    ]

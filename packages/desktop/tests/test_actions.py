@@ -231,3 +231,73 @@ def test_actions_become_events_in_screen_coordinates() -> None:
     event = scroll.to_event(XGA, pointer=(0, 0))
     assert (event.scroll_dx, event.scroll_dy) == (-1, 2)  # 75 px -> 1; 225 px -> 2
     assert [wheel_clicks(px) for px in (0, 1, -49, 150, 151, 1e9)] == [0, 1, -1, 2, 2, 200]
+
+
+@pytest.mark.parametrize(
+    ("data", "kind"),
+    [
+        ({"action": "left_click", "element": "e12"}, EventKind.CLICK),
+        ({"action": "triple_click", "element": "e12", "text": "shift"}, EventKind.TRIPLE_CLICK),
+        ({"action": "mouse_move", "element": "e12"}, EventKind.MOVE),
+        (
+            {"action": "scroll", "element": "e12", "scroll_direction": "down", "scroll_amount": 2},
+            EventKind.SCROLL,
+        ),
+        ({"action": "type", "element": "e12", "text": "hi"}, EventKind.TYPE),
+        ({"type": "click", "element": "e12", "button": "right"}, EventKind.RIGHT_CLICK),
+        ({"type": "double_click", "element": "e12"}, EventKind.DOUBLE_CLICK),
+        ({"type": "move", "element": "e12"}, EventKind.MOVE),
+        ({"type": "scroll", "element": "e12", "scroll_y": 100}, EventKind.SCROLL),
+        ({"type": "type", "element": "e12", "text": "hi"}, EventKind.TYPE),
+    ],
+)
+def test_actions_on_an_element_act_at_the_place_given_on_the_screen(
+    data: dict[str, Any], kind: EventKind
+) -> None:
+    action = parse_action(data)
+    assert (action.element, action.kind, action.position) == ("e12", kind, None)
+    # the tool finds the element's centre on the screen; the event acts there
+    event = action.to_event(XGA, pointer=(0, 0), at=(700, 500))
+    assert event.position is not None and event.position.as_tuple() == (700, 500)
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "words"),
+    [
+        ({"action": "left_click", "element": "e1", "coordinate": [1, 1]}, "element", "together"),
+        ({"type": "click", "element": "e1", "x": 1}, "element", "together with x, y"),
+        ({"type": "click", "element": "e0"}, "element", "'e0' is not an element ref"),
+        ({"action": "type", "element": 12, "text": "a"}, "element", "valid string"),
+        ({"type": "click", "element": "e1", "button": "back"}, "element", "acts on no element"),
+        ({"type": "move", "x": 4}, "y", "is required"),
+        ({"action": "key", "element": "e1", "text": "a"}, "element", "not a field of key"),
+        (
+            {
+                "action": "left_click_drag",
+                "element": "e1",
+                "start_coordinate": [1, 1],
+                "coordinate": [2, 2],
+            },
+            "element",
+            "not a field of left_click_drag",
+        ),
+        ({"action": "left_click", "elements": 1}, "elements", "must be true or false"),
+        ({"type": "screenshot", "set_of_mark": "no"}, "set_of_mark", "must be true or false"),
+    ],
+)
+def test_bad_element_input_names_the_field(data: dict[str, Any], field: str, words: str) -> None:
+    with pytest.raises(ActionInputError) as raised:
+        parse_action(data)
+    assert raised.value.field == field
+    assert words in str(raised.value)
+
+
+def test_every_action_may_ask_for_elements_and_marks() -> None:
+    for data in (
+        {"action": "zoom", "region": [0, 0, 5, 5]},
+        {"type": "wait"},
+        {"action": "key", "text": "a"},
+    ):
+        action = parse_action({**data, "elements": False, "set_of_mark": True})
+        assert (action.elements, action.set_of_mark) == (False, True)
+    assert parse_action({"action": "screenshot"}).elements is None  # as the tool's option

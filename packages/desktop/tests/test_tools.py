@@ -65,7 +65,12 @@ def test_the_desktop_registers_computer_and_screenshot_with_schemas_for_a_model(
         "max_width",
         "max_height",
         "format",
+        "elements",
+        "set_of_mark",
     }
+    assert "numbered box" in shot_schema["properties"]["set_of_mark"]["description"]
+    assert "ref (e12)" in shot_schema["properties"]["elements"]["description"]
+    assert "instead of coordinate" in schema["properties"]["element"]["description"].lower()
     assert computer.definition()["annotations"]["readOnlyHint"] is False
     assert screenshot.definition()["annotations"]["readOnlyHint"] is True
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -14,6 +16,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from viewfinder.core.testing import wait_until
 from viewfinder.xvfb import Display
 
 HERE = Path(__file__).parent
@@ -106,6 +109,65 @@ def form(display: Display) -> Iterator[Form]:
     finally:
         process.kill()
         process.wait(10)
+
+
+class Apps:
+    """Starts programs on a display, each printing one line once its window is drawn."""
+
+    def __init__(self) -> None:
+        self.started: list[subprocess.Popen[str]] = []
+
+    def start(self, display: Display, program: list[str]) -> tuple[subprocess.Popen[str], str]:
+        """The running program, and the line it printed."""
+        app = subprocess.Popen(
+            program, env=display.env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        )
+        self.started.append(app)
+        assert app.stdout is not None
+        line = app.stdout.readline()
+        assert line.strip(), f"{program[-1]} did not start (exit {app.poll()})"
+        return app, line
+
+    @staticmethod
+    def stop(app: subprocess.Popen[str]) -> None:
+        app.kill()
+        app.wait(10)
+
+
+@pytest.fixture(scope="module")
+def apps() -> Iterator[Apps]:
+    """Start apps on a display; those still running are killed after the module."""
+    launcher = Apps()
+    yield launcher
+    for app in launcher.started:
+        launcher.stop(app)
+
+
+@pytest.fixture
+def kill_mid_session() -> Callable[[Path, Display, int], int]:
+    """Run crashing_recorder.py on a display into a folder until its manifest has
+    ``lines`` lines, then SIGKILL it; returns the pid it had."""
+
+    def run(folder: Path, display: Display, lines: int) -> int:
+        process = subprocess.Popen(
+            [sys.executable, str(HERE / "crashing_recorder.py"), str(folder), display.name],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert process.stdout is not None and process.stdout.readline().strip() == "recording"
+            manifest = folder / "manifest.jsonl"
+            wait_until(
+                lambda: manifest.exists() and manifest.read_bytes().count(b"\n") >= lines,
+                f"{lines} manifest lines",
+            )
+        finally:
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait(10)
+        assert process.returncode == -signal.SIGKILL
+        return process.pid
+
+    return run
 
 
 @pytest.fixture

@@ -3,42 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from PIL import Image
 
 from viewfinder.core import Event
 from viewfinder.recorder import Recorder, load_session, read_session
 from viewfinder.xvfb import Display
-
-HERE = Path(__file__).parent
-
-
-def kill_mid_session(
-    folder: Path, display: Display, wait_until: Callable[..., Any], lines: int
-) -> None:
-    process = subprocess.Popen(
-        [sys.executable, str(HERE / "crashing_recorder.py"), str(folder), display.name],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None and process.stdout.readline().strip() == "recording"
-        manifest = folder / "manifest.jsonl"
-        wait_until(
-            lambda: manifest.exists() and manifest.read_bytes().count(b"\n") >= lines,
-            f"{lines} manifest lines",
-        )
-    finally:
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait(10)
-    assert process.returncode == -signal.SIGKILL
 
 
 def check_whole(folder: Path) -> int:
@@ -57,10 +29,10 @@ def check_whole(folder: Path) -> int:
 
 
 def test_sigkill_mid_session_leaves_whole_lines_and_every_frame(
-    tmp_path: Path, display: Display, wait_until: Callable[..., Any]
+    tmp_path: Path, display: Display, kill_mid_session: Callable[..., int]
 ) -> None:
     folder = tmp_path / "session"
-    kill_mid_session(folder, display, wait_until, lines=60)
+    kill_mid_session(folder, display, 60)
     count = check_whole(folder)
     session = read_session(folder)
     assert session.torn_bytes == 0 and session.missing_frames() == []
@@ -68,7 +40,7 @@ def test_sigkill_mid_session_leaves_whole_lines_and_every_frame(
     assert len(load_session(folder)) == count
 
     # Killed again after resuming: still whole, numbering carried on.
-    kill_mid_session(folder, display, wait_until, lines=count + 40)
+    kill_mid_session(folder, display, count + 40)
     assert check_whole(folder) >= count + 40
 
     with Recorder(

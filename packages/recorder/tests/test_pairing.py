@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from viewfinder.core import Region
+from viewfinder.core import ElementAnchor, Event, EventKind, Point, Region
 from viewfinder.core.testing import Canvas
 from viewfinder.recorder import PairingSettings, Recorder
 
@@ -287,3 +287,40 @@ def test_a_press_that_moves_before_its_release_is_one_drag_a_still_one_a_click(
     assert (drag["start_position"], drag["position"]) == ({"x": 10, "y": 10}, {"x": 60, "y": 30})
     assert [point[:2] for point in drag["path"]] == [[10, 10], [60, 30]]
     assert click["kind"] == "click" and click["position"] == {"x": 200, "y": 200}
+
+
+def test_each_pointer_action_looks_its_element_up_once_where_it_began(session):
+    # The logic around the lookup (the real one, on a GTK form, is test_elements.py):
+    # a lookup that names every point it is asked about.
+    recorder, _, folder = session
+    asked: list[tuple[int, int]] = []
+
+    def lookup(x: int, y: int) -> ElementAnchor:
+        asked.append((x, y))
+        return ElementAnchor(role="push button", name=f"at {x},{y}")
+
+    assert recorder.element_source is None  # the canvas is no X display: nothing to ask
+    recorder._active().pairing.elements = lookup
+    t = time.monotonic()
+    recorder.button_pressed(50, 50, 1, at=t)
+    recorder.button_pressed(52, 51, 1, at=t + 0.15)  # the same double click: not asked
+    recorder.button_pressed(100, 100, 5, at=t + 1.0)
+    recorder.button_pressed(101, 100, 5, at=t + 1.1)  # the same scroll burst: not asked
+    recorder.key("Return", at=t + 2.0)
+    recorder.type("hi", at=t + 2.1)
+    recorder.button_pressed(300, 40, "right", at=t + 3.0)
+    recorder.record(Event(kind=EventKind.MOVE, position=Point(x=1, y=2)), at=t + 3.5)
+    given = ElementAnchor(role="link", name="kept")
+    recorder.record(Event(kind=EventKind.CLICK, position=Point(x=9, y=9), element=given))
+    recorder.flush()
+    assert asked == [(50, 50), (100, 100), (300, 40)]
+    named = [(line["kind"], line.get("element", {}).get("name")) for line in lines(folder)]
+    assert named == [
+        ("double_click", "at 50,50"),
+        ("scroll", "at 100,100"),
+        ("key", None),
+        ("type", None),
+        ("right_click", "at 300,40"),
+        ("move", None),
+        ("click", "kept"),
+    ]

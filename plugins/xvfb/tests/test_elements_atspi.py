@@ -139,6 +139,25 @@ def test_a_display_without_buses_gives_an_empty_tree_saying_how_to_start_them() 
     assert tree.roots == () and "has no accessibility bus" in tree.reason
 
 
+def test_a_session_cannot_point_its_display_at_another_displays_bus(
+    gtk_display: tuple[Display, subprocess.Popen[str]],
+) -> None:
+    other, _ = gtk_display
+    bus = other.accessibility_bus
+    assert bus is not None and bus.address is not None
+    with Display(320, 200) as display:
+        # what any client of the display can do: name the other display's bus
+        subprocess.run(
+            ["xprop", "-root", "-f", "AT_SPI_BUS", "8s", "-set", "AT_SPI_BUS", bus.address],
+            env=display.env(),
+            check=True,
+        )
+        tree = elements("atspi", display=display.name)
+    assert tree.roots == () and "not one of the display's own buses" in tree.reason
+    assert "GTK form" not in tree.model_dump_json()
+    assert any(e.name == "Save" for e in elements("atspi", display=other.name).walk())
+
+
 def test_a_display_that_is_not_there_is_a_typed_error() -> None:
     with pytest.raises(DisplayGoneError, match="not running"):
         elements("atspi", display=":3999")

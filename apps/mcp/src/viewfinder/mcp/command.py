@@ -147,6 +147,15 @@ def mcp_command(
             "--print-config writes the one of the client it is for.",
         ),
     ] = None,
+    elements: Annotated[
+        bool,
+        typer.Option(
+            "--elements",
+            help="Start each session's display with accessibility buses, so its apps publish "
+            "their elements, and have every computer result list them (refs an action can "
+            "name: element='e12').",
+        ),
+    ] = False,
     print_config: Annotated[
         str | None,
         typer.Option(
@@ -176,6 +185,7 @@ def mcp_command(
             max_size=parse_max_size(max_size),
             workdir=parse_workdir(workdir),
             client=parse_client(client or profile_of(print_config)),
+            elements=elements,
         )
         _check_programs(desktop.apps)
         if display is not None and size != "{}x{}".format(*DEFAULT_SIZE):
@@ -318,6 +328,8 @@ def server_arguments(desktop: DesktopOptions) -> list[str]:
     if desktop.max_size != defaults.max_size:
         size = desktop.max_size
         arguments += ["--max-size", "{}x{}".format(*size) if size is not None else "none"]
+    if desktop.elements:
+        arguments.append("--elements")
     arguments += ["--workdir", str(desktop.workdir)]
     return arguments
 

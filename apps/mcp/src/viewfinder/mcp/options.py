@@ -140,7 +140,9 @@ class DesktopOptions:
     to the model (None: full size); actions' coordinates are mapped back to the screen.
     ``workdir``: the folder the tools' files (recordings, cache files) stay inside.
     ``client``: the client whose limits every result is fitted to
-    (:data:`viewfinder.core.CLIENT_BUDGETS`).
+    (:data:`viewfinder.core.CLIENT_BUDGETS`). ``elements``: the display the session
+    starts gets accessibility buses, its apps publish their elements there, and every
+    ``computer`` result carries them (docs/elements.md).
     """
 
     display: str | None = None
@@ -150,6 +152,7 @@ class DesktopOptions:
     max_size: tuple[int, int] | None = DEFAULT_MAX_SIZE
     workdir: Path = field(default_factory=Path.cwd)
     client: str = DEFAULT_CLIENT
+    elements: bool = False
 
     @property
     def browser_url(self) -> str | None:

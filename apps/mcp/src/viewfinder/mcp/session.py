@@ -32,7 +32,7 @@ from viewfinder.core import (
     ViewfinderError,
 )
 from viewfinder.core.result_budget import budget_for, fit_result
-from viewfinder.desktop.tools import CANCEL_VALUE
+from viewfinder.desktop.tools import CANCEL_VALUE, ELEMENTS_VALUE
 from viewfinder.mcp.full_size import FullSizeImages
 from viewfinder.mcp.options import DesktopOptions
 from viewfinder.mcp.sandbox import SessionSandbox, sandbox_environment
@@ -259,6 +259,8 @@ class McpSession:
             size=None if options.display is not None else options.size,
             apps=[list(app) for app in options.apps],
             env={TOKEN_ENV: ""},  # the token is the server's alone
+            # a display given by name has the buses its owner started, or none
+            accessibility=options.elements and options.display is None,
         )
         self._adopt("_desktop", desktop)
         try:
@@ -294,6 +296,7 @@ class McpSession:
                 DISPLAY_VALUE: desktop.display,
                 DESKTOP_VALUE: desktop,
                 CANCEL_VALUE: self._cancelled,
+                ELEMENTS_VALUE: options.elements,
             },
         )
         self._adopt("_context", context)

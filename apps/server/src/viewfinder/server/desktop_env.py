@@ -66,6 +66,8 @@ log = logging.getLogger(__name__)
 #: The ``ToolContext.values`` key of the scaling target the desktop's ``computer`` tool
 #: reads (``DISPLAY_VALUE``, the code env's, holds the session's Display).
 TARGET_VALUE = "target"
+#: ... and of whether its results carry the elements on the screen (a task's ``elements``).
+ELEMENTS_VALUE = "elements"
 
 
 class DesktopState(BaseModel):
@@ -143,7 +145,12 @@ class DesktopEnvironment:
             self._check_open()
             self._end_episode()
             # the token is the server's alone: apps do not inherit it
-            options: dict[str, Any] = {"apps": apps, "env": {TOKEN_ENV: ""}}
+            elements = bool(task.elements)
+            options: dict[str, Any] = {
+                "apps": apps,
+                "env": {TOKEN_ENV: ""},
+                "accessibility": elements,
+            }
             if size == (self.settings.display_width, self.settings.display_height):
                 desktop = Desktop(pool=self.pool, **options)
             else:
@@ -155,7 +162,11 @@ class DesktopEnvironment:
                 display=desktop.display_name,
                 sandbox=self._sandbox,
                 require_sandbox=True,
-                values={TARGET_VALUE: task.target, DISPLAY_VALUE: desktop.display},
+                values={
+                    TARGET_VALUE: task.target,
+                    DISPLAY_VALUE: desktop.display,
+                    ELEMENTS_VALUE: elements,
+                },
             )
             self._state = DesktopState(episode_id=task.episode_id or uuid.uuid4().hex)
             width, height = desktop.size
@@ -167,6 +178,7 @@ class DesktopEnvironment:
                 "model_size": list(scaling.model_size),
                 "target": task.target,
                 "apps": apps,
+                "elements": elements,
             }
         return {"observation": {"metadata": metadata}, "reward": None, "done": False}
 

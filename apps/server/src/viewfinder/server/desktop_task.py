@@ -15,6 +15,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StrictInt,
     StrictStr,
     field_validator,
@@ -47,6 +48,9 @@ class DesktopTask(BaseModel):
       ``"WXGA"`` (1280x800), ``"FWXGA"`` (1366x768), ``"auto"`` (the standard size of the
       screen's shape), ``[width, height]``, or null for none (the default). The model's
       coordinates are in that space, mapped back to the screen exactly.
+    - ``elements``: start the screen's accessibility buses with it, so the apps publish
+      their elements, and have every ``computer`` result carry them (a snapshot with
+      refs; actions may then name an element, ``{"element": "e12"}``). Default false.
     - ``seed`` (accepted, as OpenEnv's reset has it) and ``episode_id``.
     """
 
@@ -57,6 +61,7 @@ class DesktopTask(BaseModel):
     apps: list[Command] | None = Field(default=None, max_length=MAX_APPS)
     size: tuple[int, int] | None = None
     target: Literal["auto", "XGA", "WXGA", "FWXGA"] | tuple[Side, Side] | None = None
+    elements: StrictBool | None = None
 
     @field_validator("size", mode="before")
     @classmethod

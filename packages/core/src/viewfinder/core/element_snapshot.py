@@ -70,8 +70,9 @@ def _line(shown: ShownElement, scale: float) -> str:
     parts = [element.ref, element.role]
     if element.name:
         parts.append(_quoted(element.name))
-    if element.value:
-        parts.append("=" + _quoted(element.value))
+    value = _readable(element.value or "")
+    if value and value != _readable(element.name):
+        parts.append("=" + _quoted(value))
     for state in ("focused", "checked", "selected", "expanded"):
         if state in element.states:
             parts.append(f"[{state}]")
@@ -82,8 +83,14 @@ def _line(shown: ShownElement, scale: float) -> str:
     return "  " * shown.depth + " ".join(parts)
 
 
+def _readable(text: str) -> str:
+    """``text`` without the object replacement characters AT-SPI puts where a child
+    element sits inside a text (a link in a paragraph): they say nothing to a model."""
+    return " ".join(text.replace("\ufffc", " ").split())
+
+
 def _quoted(text: str, limit: int = 80) -> str:
-    flat = " ".join(text.split())
+    flat = _readable(text)
     if len(flat) > limit:
         flat = flat[: limit - 1] + "…"
     return '"' + flat.replace('"', '\\"') + '"'

@@ -29,6 +29,8 @@ from .formats import (
 from .lease import DisplaySource, parse_size
 from .results import ComputerResult
 from .scaling import TARGETS, Scaling, ScalingError
+from .screen_elements import ElementGoneError
+from .screenshot_tool import ScreenshotInput
 from .settle import (
     DamageChanges,
     PolledChanges,
@@ -40,7 +42,7 @@ from .settle import (
 )
 from .state import DesktopNotFoundError, DesktopRecord, start_desktop, stop_desktop
 from .steps import StepLog
-from .tools import ComputerInput, ScreenshotInput
+from .tools import ComputerInput
 from .windows import wait_for_window
 
 __all__ = [
@@ -64,6 +66,7 @@ __all__ = [
     "DesktopNotFoundError",
     "DesktopRecord",
     "DisplaySource",
+    "ElementGoneError",
     "PolledChanges",
     "ResultFormatError",
     "Scaling",

@@ -11,13 +11,20 @@ field, says what was wrong and what is allowed, in words a model can act on. Eac
 action is checked by a pydantic model of its own (:mod:`~viewfinder.desktop.anthropic_actions`,
 :mod:`~viewfinder.desktop.openai_actions`); key names and typed characters are checked
 here against what the X keyboard can send, before anything is pressed.
+
+Either API's pointer actions and ``type`` may name an element instead of a point
+(``{"action": "left_click", "element": "e12"}``: a ref from the elements listed with an
+earlier screenshot); the tool acts at the element's centre as it is then. And every
+action may ask for the elements on the screen with its result (``"elements": true``)
+and for the screenshot with numbered boxes drawn on them (``"set_of_mark": true``).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ValidationError
@@ -45,6 +52,10 @@ MAX_SCROLL_PIXELS = MAX_WHEEL_CLICKS * SCREEN_PIXELS_PER_WHEEL_CLICK
 #: Longest text one ``type`` action types, in characters (typing takes time linear in
 #: it; an app takes a few seconds for this many).
 MAX_TEXT_CHARS = 100_000
+#: What an element ref looks like (``e12``).
+ELEMENT_REF = re.compile(r"e[1-9][0-9]{0,8}")
+#: The keys any action may carry besides its own fields: what to return with it.
+RESULT_OPTIONS = ("elements", "set_of_mark")
 
 _NEEDS_POSITION = {
     EventKind.CLICK,
@@ -101,6 +112,9 @@ class Action:
     wheel clicks (Anthropic); ``scroll_pixels`` are model pixels (OpenAI), turned into
     wheel clicks on the screen by :meth:`to_event`. ``observation`` marks the actions
     that only look (screenshot, zoom, cursor_position): they never wait for the screen.
+    ``element``: the ref of the element to act on instead of a point. ``elements``: the
+    result should carry the elements on the screen (None: as the tool's option says);
+    ``set_of_mark``: and the screenshot with their numbered boxes drawn on it.
     """
 
     api: Api
@@ -119,20 +133,28 @@ class Action:
     duration_s: float | None = None
     region: tuple[int, int, int, int] | None = None
     observation: Observation | None = None
+    element: str | None = None
+    elements: bool | None = None
+    set_of_mark: bool = False
 
     @property
     def changes_screen(self) -> bool:
         """False for the actions that only look; the screen is not waited for after them."""
         return self.observation is None
 
-    def to_event(self, scaling: Scaling, pointer: tuple[int, int]) -> Event:
+    def to_event(
+        self, scaling: Scaling, pointer: tuple[int, int], at: tuple[int, int] | None = None
+    ) -> Event:
         """The action as a core Event in SCREEN coordinates.
 
-        ``pointer`` (screen) is used where the action names no position. Raises
+        ``pointer`` (screen) is used where the action names no position; ``at`` (screen)
+        is where an action on an element acts (its centre). Raises
         :class:`CoordinateRangeError` for a point off the model's image.
         """
         fields: dict[str, Any] = {"kind": self.kind}
-        if self.position is not None:
+        if at is not None:
+            fields["position"] = _point(at)
+        elif self.position is not None:
             fields["position"] = _point(
                 scaling.to_screen(*self.position, field=self.position_field)
             )
@@ -211,6 +233,16 @@ def detect_api(data: Mapping[str, Any]) -> Api:
     )
 
 
+def action_name(data: object) -> str | None:
+    """The name of the action ``data`` holds, if it has one (for messages about it)."""
+    if not isinstance(data, Mapping):
+        return None
+    name = data.get("action") if "action" in data else data.get("type")
+    if isinstance(name, Mapping):  # an OpenAI computer_call item
+        name = name.get("type")
+    return name if isinstance(name, str) else None
+
+
 def parse_action(data: Any, api: Api | None = None) -> Action:
     """Read one computer-use action (see the module docstring); :class:`ActionInputError`
     when it cannot be read.
@@ -230,7 +262,17 @@ def parse_action(data: Any, api: Api | None = None) -> Action:
     from viewfinder.desktop import anthropic_actions, openai_actions
 
     module = anthropic_actions if chosen == "anthropic" else openai_actions
-    return module.parse(data)
+    options = {key: data[key] for key in RESULT_OPTIONS if data.get(key) is not None}
+    action = module.parse({key: value for key, value in data.items() if key not in options})
+    for key, value in options.items():
+        if not isinstance(value, bool):
+            raise ActionInputError(
+                key,
+                f"must be true or false, got {value!r:.40}",
+                "true or false",
+                action=action.name,
+            )
+    return replace(action, **options) if options else action
 
 
 # -- helpers for the per-API models -------------------------------------------------------
@@ -344,6 +386,30 @@ def check_text(text: str, field: str, action: str) -> str:
                 action=action,
             ) from None
     return text
+
+
+def element_of(
+    ref: str | None, position: object, action: str, field: str = "coordinate"
+) -> str | None:
+    """The element ref an action names (None when it names none), checked: a ref such
+    as ``e12``, and not together with a point (``field``)."""
+    if ref is None:
+        return None
+    if not ELEMENT_REF.fullmatch(ref):
+        raise ActionInputError(
+            "element",
+            f"{ref!r:.40} is not an element ref",
+            "a ref such as 'e12', as the elements listed with a screenshot name them",
+            action=action,
+        )
+    if position is not None:
+        raise ActionInputError(
+            "element",
+            f"is given together with {field}; an action acts at one place",
+            f"either element (the element's centre) or {field}, not both",
+            action=action,
+        )
+    return ref
 
 
 def _point(xy: tuple[int, int]) -> Point:

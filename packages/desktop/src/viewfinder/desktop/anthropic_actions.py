@@ -6,6 +6,8 @@ text to type, a key chord such as ``ctrl+s``, or modifier keys held during a cli
 scroll), ``scroll_direction`` (up, down, left, right) and ``scroll_amount`` (wheel
 clicks), ``duration`` (seconds) and ``region`` ``[x0, y0, x1, y1]``. A click or scroll
 without ``coordinate`` happens where the pointer is. Fields set to null count as absent.
+Clicks, ``scroll``, ``mouse_move`` and ``type`` take ``element`` (a ref such as ``e12``)
+instead of ``coordinate``: they act at the element's centre (``type`` clicks it first).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from viewfinder.desktop.actions import (
     ActionInputError,
     check_text,
     chord,
+    element_of,
     validate_model,
 )
 
@@ -70,13 +73,15 @@ class HoldKey(_Input):
 
 
 class TypeText(_Input):
-    """Type ``text``."""
+    """Type ``text`` (into ``element``, clicked first, when given)."""
 
     text: str
+    element: str | None = None
 
     def to_action(self) -> Action:
         text = check_text(self.text, "text", self.action)
-        return Action("anthropic", self.action, EventKind.TYPE, text=text)
+        element = element_of(self.element, None, self.action)
+        return Action("anthropic", self.action, EventKind.TYPE, text=text, element=element)
 
 
 class Look(_Input):
@@ -101,18 +106,25 @@ class Zoom(_Input):
 
 
 class MouseMove(_Input):
-    """Move the pointer to ``coordinate``."""
+    """Move the pointer to ``coordinate`` (or onto ``element``)."""
 
-    coordinate: Coordinate
+    coordinate: Coordinate | None = None
+    element: str | None = None
     text: str | None = None
 
     def to_action(self) -> Action:
+        element = element_of(self.element, self.coordinate, self.action)
+        if self.coordinate is None and element is None:
+            raise ActionInputError(
+                "coordinate", "is required", "coordinate [x, y] or element", action=self.action
+            )
         return Action(
             "anthropic",
             self.action,
             EventKind.MOVE,
             position=self.coordinate,
             modifiers=_modifiers(self.text, self.action),
+            element=element,
         )
 
 
@@ -130,6 +142,7 @@ class Click(_Input):
     """A click of some kind, holding the modifier keys in ``text`` (``shift``, ``ctrl``)."""
 
     coordinate: Coordinate | None = None
+    element: str | None = None
     text: str | None = None
 
     def to_action(self) -> Action:
@@ -141,6 +154,7 @@ class Click(_Input):
             position=self.coordinate,
             button=button,  # type: ignore[arg-type]
             modifiers=_modifiers(self.text, self.action),
+            element=element_of(self.element, self.coordinate, self.action),
         )
 
 
@@ -165,6 +179,7 @@ class Scroll(_Input):
     """``scroll_amount`` wheel clicks towards ``scroll_direction`` at ``coordinate``."""
 
     coordinate: Coordinate | None = None
+    element: str | None = None
     scroll_direction: Literal["up", "down", "left", "right"]
     scroll_amount: int = Field(ge=1, le=MAX_WHEEL_CLICKS)
     text: str | None = None
@@ -179,6 +194,7 @@ class Scroll(_Input):
             position=self.coordinate,
             wheel=(dx * amount, dy * amount),
             modifiers=_modifiers(self.text, self.action),
+            element=element_of(self.element, self.coordinate, self.action),
         )
 
 
@@ -228,6 +244,7 @@ SHAPES = {
     "duration": "seconds",
     "scroll_direction": "up, down, left or right",
     "scroll_amount": "wheel clicks",
+    "element": "a ref such as e12",
     "x": "pixels",
     "y": "pixels",
     "button": "left, right, wheel, back or forward",

@@ -196,14 +196,46 @@ def act(
             "auto or WIDTHxHEIGHT (default: the screen's own size).",
         ),
     ] = None,
+    element: Annotated[
+        str | None,
+        typer.Option(
+            "--element",
+            help="Act on this element (a ref such as e12, as `viewfinder elements --display "
+            ":N` or --elements list them) at its centre, instead of a coordinate.",
+        ),
+    ] = None,
+    with_elements: Annotated[
+        bool,
+        typer.Option(
+            "--elements",
+            help="Print the elements on the screen after the action (refs, roles, names, "
+            "boxes in the screenshot's coordinates).",
+        ),
+    ] = False,
+    set_of_mark: Annotated[
+        bool,
+        typer.Option(
+            "--set-of-mark",
+            help="Write the screenshot with a numbered box around each element (box 12 is "
+            "e12) to -o, and print the elements.",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Perform one computer-use action on a display and write the screen after it.
 
     Prints what it did (to stderr when the screenshot goes to stdout). Bad JSON or a
-    malformed action is a one-line error with exit status 2.
+    malformed action is a one-line error with exit status 2, and so is an element that
+    is not on the screen. Each run reads the elements afresh: refs are those of a fresh
+    read, as `viewfinder elements --display :N` prints them.
     """
     parsed = _read_action(action, text_file)
+    if element is not None:
+        parsed["element"] = element
+    if with_elements or set_of_mark:
+        parsed["elements"] = True
+    if set_of_mark:
+        parsed["set_of_mark"] = True
     name = display or os.environ.get("DISPLAY")
     if not name:
         raise _fail("no display: pass --display :N (or set DISPLAY)", EXIT_BAD_INPUT)
@@ -221,7 +253,7 @@ def act(
         tool.close()
     if result.is_error:
         raise _fail(result.text or "the action failed", EXIT_BAD_INPUT)
-    shot = result.screenshot
+    shot = result.marked if set_of_mark and result.marked is not None else result.screenshot
     if output is not None and shot is None:
         raise _fail(
             f"{result.action} returns no screenshot, so there is nothing to write to {out}; "
@@ -240,6 +272,7 @@ def act(
                     "screenshot": None
                     if shot is None
                     else {"width": shot.width, "height": shot.height, "path": str(written or "")},
+                    "elements": result.elements_text,
                 }
             )
         )
@@ -250,6 +283,8 @@ def act(
         say(f"{result.action}: {shot.width}x{shot.height}")
     if written is not None and shot is not None:
         say(f"wrote {written} ({shot.width}x{shot.height})")
+    if result.elements_text:
+        say(result.elements_text)
 
 
 def _read_action(action: str, text_file: str | None) -> dict[str, Any]:

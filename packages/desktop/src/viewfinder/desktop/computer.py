@@ -16,8 +16,6 @@ tool result and gives each API's tool definition.
 from __future__ import annotations
 
 import contextlib
-import itertools
-import math
 import threading
 import time
 from collections.abc import Mapping
@@ -26,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from viewfinder.core import (
-    DisplayGoneError,
+    ElementTree,
     Event,
     EventKind,
     Screenshot,
@@ -36,34 +34,32 @@ from viewfinder.core import (
 from viewfinder.core.imaging import normalize_format
 from viewfinder.core.result_budget import ResultBudget, UnknownClientError, budget_for
 from viewfinder.core.screenshot import utc_now
-from viewfinder.desktop.actions import Action, ActionInputError, Api, parse_action
+from viewfinder.desktop.actions import Action, ActionInputError, Api, action_name, parse_action
 from viewfinder.desktop.frames import ScreenFrames
 from viewfinder.desktop.images import ModelImages, model_size_within
-from viewfinder.desktop.results import ComputerResult, describe_action, describe_settle
+from viewfinder.desktop.pointer import PointerQuery, drag_along
+from viewfinder.desktop.results import ComputerResult, Seen, describe_action, describe_settle
 from viewfinder.desktop.scaling import RESAMPLE_FILTERS, Resample, Scaling, Target
+from viewfinder.desktop.screen_elements import ANCHORED_KINDS, ScreenElements
+from viewfinder.desktop.screen_elements import snapshot_tokens as tokens_for
 from viewfinder.desktop.settle import SettleOptions
-from viewfinder.desktop.steps import StepLog
+from viewfinder.desktop.steps import StepLog, step_extra
 
 if TYPE_CHECKING:
     import os
 
     from PIL import Image
 
+    from viewfinder.core.element_sources import ElementSource
     from viewfinder.xvfb import Display, XvfbBackend
 
-_POINTER_KINDS = {
-    EventKind.CLICK,
-    EventKind.DOUBLE_CLICK,
-    EventKind.TRIPLE_CLICK,
-    EventKind.RIGHT_CLICK,
-    EventKind.MIDDLE_CLICK,
-    EventKind.SCROLL,
+#: The kinds that act where the pointer is when the action names no place.
+_POINTER_KINDS = ANCHORED_KINDS - {
+    EventKind.MOVE,
+    EventKind.MOUSE_DOWN,
+    EventKind.MOUSE_UP,
+    EventKind.DRAG,
 }
-#: A drag along a path moves at most this many screen pixels between two motion events.
-_DRAG_STEP_PX = 25
-#: ... and rests this long on each point of the path: toolkits merge motion events that
-#: queue up (Tk keeps only the last), and a corner of the path must not be merged away.
-_PATH_DWELL_S = 0.02
 
 
 class ComputerToolOptionError(ViewfinderError, ValueError):
@@ -92,7 +88,14 @@ class ComputerTool:
     ``"openai"`` input (default: tell by its keys). ``resample``: the filter that
     shrinks frames (:meth:`Scaling.scale_image
     <viewfinder.desktop.scaling.Scaling.scale_image>`; ``box``, the default, is the
-    fastest).
+    fastest). ``elements``: every result carries the elements on the screen (a text
+    snapshot, boxes in the model's coordinates, within ``snapshot_tokens``; default: what
+    the client's text budget allows, at most 2000) and every pointer step records the
+    element under its point; an action asks for them (``"elements": true``) or for a
+    Set-of-Mark image (``"set_of_mark": true``) on its own too, and may name an element
+    to act on (``"element": "e12"``). ``element_source``: the source to read them with
+    (default: ``atspi`` on the display, made on first use; refs stay the same for the
+    tool's life). See docs/elements.md.
 
     Calling the tool never raises for a bad action: the result says what was wrong
     (``is_error``), and the next call works. Calls are serialised (one action at a
@@ -113,6 +116,9 @@ class ComputerTool:
         api: Api | None = None,
         resample: Resample = "box",
         client: str | ResultBudget | None = None,
+        elements: bool = False,
+        element_source: ElementSource | None = None,
+        snapshot_tokens: int | None = None,
     ) -> None:
         from viewfinder.xvfb import XvfbBackend
 
@@ -134,6 +140,10 @@ class ComputerTool:
             self.budget = budget_for(client)
         except UnknownClientError as exc:
             raise ComputerToolOptionError(str(exc)) from None
+        if snapshot_tokens is not None and snapshot_tokens < 20:
+            raise ComputerToolOptionError(
+                f"snapshot_tokens must be at least 20, got {snapshot_tokens}"
+            )
         self.api = api
         self.resample: Resample = resample
         self.settle_options = settle or SettleOptions()
@@ -141,8 +151,14 @@ class ComputerTool:
         self.display_name = self._backend.display_name
         self._lock = threading.Lock()
         self._closed = False
-        self._x: Any = None
+        self._pointer_query = PointerQuery(self.display_name)
         self._frames: ScreenFrames | None = None
+        self._elements = ScreenElements(
+            self.display_name,
+            source=element_source,
+            enabled=elements,
+            max_tokens=snapshot_tokens or tokens_for(self.budget),
+        )
         try:
             width, height = self._backend.screen_size()
             if target is None and max_width is None and max_height is None:
@@ -157,6 +173,7 @@ class ComputerTool:
             )
             self._images = ModelImages(self.scaling, self.budget, self.image_format, resample)
             self._frames = ScreenFrames(self._backend, self.settle_options)
+            self._elements.scale = self.scaling.model_width / width
             self._log = StepLog((width, height), self.display_name, record_to)
         except BaseException:
             self._release()
@@ -197,7 +214,7 @@ class ComputerTool:
         with self._lock:
             if self._closed:
                 raise ComputerToolClosedError("this ComputerTool is closed; create a new one")
-            name = _name_of(action)
+            name = action_name(action)
             try:
                 parsed = parse_action(action, api or self.api)
                 return self._run(parsed)
@@ -228,13 +245,29 @@ class ComputerTool:
     def _run(self, action: Action) -> ComputerResult:
         if not action.changes_screen:
             return self._look(action)
-        needs_pointer = action.position is None and action.kind in _POINTER_KINDS
+        elements = self._elements
+        tree = None
+        if action.element is not None:  # the pre-action state: where the element is now
+            tree = elements.read()
+        elif elements.enabled and action.kind in ANCHORED_KINDS:
+            tree = elements.read_or_reason()
+        at = elements.centre(tree, action.element) if tree and action.element else None
+        needs_pointer = action.position is None and at is None and action.kind in _POINTER_KINDS
         pointer = self._pointer() if needs_pointer else (0, 0)
-        event = action.to_event(self.scaling, pointer)
+        event = action.to_event(self.scaling, pointer, at)
         path = action.screen_path(self.scaling) if action.path else None
+        focus = None
+        if event.kind is EventKind.TYPE and at is not None:  # into the element: click it first
+            focus = Event(kind=EventKind.CLICK, position=event.position, button="left")
+            focus = elements.anchored(focus, tree)
+            event = event.model_copy(update={"position": None})
+        event = elements.anchored(event, tree)
         before = self.frames.before_action()
         event = event.model_copy(update={"timestamp": utc_now()})
         started = time.monotonic()  # the deadline counts from here, whatever comes next
+        if focus is not None:
+            focus = focus.model_copy(update={"timestamp": event.timestamp})
+            self._backend.act(focus)
         self._perform(event, path)
         waited = event.kind is EventKind.WAIT
         report, after, after_at = self.frames.settle_after(
@@ -244,22 +277,37 @@ class ComputerTool:
             typed=len(action.text or "") if event.kind is EventKind.TYPE else 0,
         )
         late = before.late
-        shot = self._images.frame(after, after_at, shared=2 if late else 1)
-        self._log.add(event, before.frame, before.captured_at, _extra(action, path))
-        return ComputerResult(
+        shared = 1 + (late is not None) + action.set_of_mark  # images the result carries
+        seen = self._seen(action, after, after_at, shared)
+        if focus is not None:  # the same pre-action frame: the click's effect came later
+            self._log.add(focus, before.frame, before.captured_at, step_extra(action, None))
+        self._log.add(event, before.frame, before.captured_at, step_extra(action, path))
+        assert seen.shot is not None  # an action that acts always shows the screen
+        return seen.result(
             action=action.name,
             api=action.api,
-            screenshot=shot,
             text="; ".join(
-                [describe_action(action), describe_settle(report), self._images.describe(shot)]
+                [describe_action(action), describe_settle(report), self._images.describe(seen.shot)]
                 + ([late.describe()] if late else [])
             ),
             event=event,
             settle=report,
             before=(
-                self._images.frame(before.frame, before.captured_at, shared=2) if late else None
+                self._images.frame(before.frame, before.captured_at, shared=shared)
+                if late
+                else None
             ),
         )
+
+    def _seen(self, action: Action, frame: Image.Image, at: datetime, shared: int) -> Seen:
+        """The screenshot of ``frame`` and, as the action asks, its elements and marks;
+        ``shared``: how many images the result carries (each gets its share)."""
+        if not self._elements.wanted(action.elements) and not action.set_of_mark:
+            return Seen(self._images.frame(frame, at, shared=shared))
+        tree = self._elements.read_or_reason()
+        shot = self._images.frame(frame, at, shared=shared)
+        marked = self._images.marked(shot, tree, shared) if action.set_of_mark else None
+        return Seen(shot, tree, self._elements.snapshot(tree), marked)
 
     def _look(self, action: Action) -> ComputerResult:
         before = self.frames.before_action()
@@ -267,23 +315,26 @@ class ComputerTool:
         self.frames.shown(frame)
         event = Event(kind=EventKind.SCREENSHOT)
         region = action.screen_region(self.scaling)
-        self._log.add(event, frame, captured_at, _extra(action, None, region))
-        shot: Screenshot | None
+        self._log.add(event, frame, captured_at, step_extra(action, None, region))
+        seen = Seen(None)
         if action.observation == "cursor_position":
             x, y = self.scaling.to_model(*self._pointer())
-            shot, text = None, f"X={x},Y={y}"
+            text = f"X={x},Y={y}"
         elif region is not None:
             assert action.region is not None
             shot, words = self._images.zoom(frame, region, captured_at)
-            text = f"zoom on {list(action.region)}: {words}"
+            seen, text = Seen(shot), f"zoom on {list(action.region)}: {words}"
         else:
-            shot = self._images.frame(frame, captured_at)
-            text = self._images.describe(shot)
+            seen = self._seen(action, frame, captured_at, 1 + action.set_of_mark)
+            text = self._images.describe(seen.shot) if seen.shot else ""
         if before.late is not None:
             text = "; ".join(part for part in (text, before.late.describe()) if part)
-        return ComputerResult(
-            action=action.name, api=action.api, screenshot=shot, text=text, event=event
-        )
+        return seen.result(action=action.name, api=action.api, text=text, event=event)
+
+    def read_elements(self) -> ElementTree:
+        """The elements on the screen now, read with the tool's source (its refs)."""
+        with self._lock:
+            return self._elements.read()
 
     def _failure(self, error: ViewfinderError, name: str | None) -> ComputerResult:
         if (
@@ -307,18 +358,10 @@ class ComputerTool:
         )
 
     def _perform(self, event: Event, path: list[tuple[int, int]] | None) -> None:
-        controls = self._backend.input
         if path is None:
             self._backend.act(event)
-            return
-        # OpenAI's drag: through every point of the path with the button held.
-        controls.mouse_down("left", *path[0])
-        for (x0, y0), (x1, y1) in itertools.pairwise(path):
-            steps = max(1, min(10, math.ceil(math.dist((x0, y0), (x1, y1)) / _DRAG_STEP_PX)))
-            for step in range(1, steps + 1):
-                controls.move(x0 + (x1 - x0) * step // steps, y0 + (y1 - y0) * step // steps)
-            time.sleep(_PATH_DWELL_S)
-        controls.mouse_up("left", *path[-1])
+        else:
+            drag_along(self._backend.input, path)
 
     # -- frames --------------------------------------------------------------------------------
 
@@ -326,19 +369,7 @@ class ComputerTool:
         return self.frames.grab()
 
     def _pointer(self) -> tuple[int, int]:
-        from Xlib.display import Display as XDisplay
-        from Xlib.error import ConnectionClosedError, DisplayError
-
-        try:
-            if self._x is None:
-                self._x = XDisplay(self.display_name)
-            reply = self._x.screen().root.query_pointer()
-        except (ConnectionClosedError, DisplayError, OSError) as exc:
-            self._x = None
-            raise DisplayGoneError(
-                f"cannot ask display {self.display_name} where the pointer is ({exc})"
-            ) from exc
-        return (int(reply.root_x), int(reply.root_y))
+        return self._pointer_query.where()
 
     # -- the run ---------------------------------------------------------------------------------
 
@@ -364,9 +395,10 @@ class ComputerTool:
             log.close()
         if self._frames is not None:
             self._frames.close()
-        if self._x is not None:
-            self._x.close()
-            self._x = None
+        elements = getattr(self, "_elements", None)
+        if elements is not None:
+            elements.close()
+        self._pointer_query.close()
         self._backend.close()
 
     def __enter__(self) -> ComputerTool:
@@ -377,23 +409,3 @@ class ComputerTool:
 
     def __repr__(self) -> str:
         return f"<ComputerTool {self.display_name} {self.scaling.describe()}>"
-
-
-def _name_of(action: object) -> str | None:
-    if not isinstance(action, Mapping):
-        return None
-    name = action.get("action") if "action" in action else action.get("type")
-    if isinstance(name, Mapping):  # an OpenAI computer_call item
-        name = name.get("type")
-    return name if isinstance(name, str) else None
-
-
-def _extra(
-    action: Action, path: list[tuple[int, int]] | None, region: Any = None
-) -> dict[str, Any]:
-    extra: dict[str, Any] = {"action": action.name, "api": action.api}
-    if path:
-        extra["path"] = [list(point) for point in path]
-    if region is not None:
-        extra["region"] = [region.x, region.y, region.width, region.height]
-    return extra

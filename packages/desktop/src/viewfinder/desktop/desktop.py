@@ -58,6 +58,10 @@ class Desktop:
     launcher) and loads the URL; :attr:`browser` has its DevTools endpoint.
     ``window_manager`` is a command to run as the window manager, started before the
     apps (none is needed: without one, windows sit where the apps put them).
+    ``accessibility`` starts the display's accessibility buses before the apps, and
+    gives the apps what they need to publish their elements there (docs/elements.md);
+    it needs a display the desktop starts or borrows, or a running
+    :class:`~viewfinder.xvfb.Display` of this process.
 
     :meth:`close` (or leaving the ``with`` block) leaves nothing it started running:
     every app's process group is ended (SIGTERM, then SIGKILL) and reaped, with the
@@ -81,6 +85,7 @@ class Desktop:
         cwd: str | os.PathLike[str] | None = None,
         wait_for_windows: bool = True,
         window_timeout: float = WINDOW_TIMEOUT_S,
+        accessibility: bool = False,
     ) -> None:
         if display is not None and pool is not None:
             raise DesktopConfigError(
@@ -110,6 +115,12 @@ class Desktop:
                 "apps is a list of commands, each a list of words: "
                 'apps=[["python", "form.py"], ["python", "notes.py"]]'
             )
+        if accessibility and isinstance(display, str):
+            raise DesktopConfigError(
+                "accessibility=True needs a display the desktop starts or borrows, or a "
+                "viewfinder.xvfb.Display; a display given by name runs its buses (or not) "
+                "where it was started"
+            )
         if browser_url is not None and not (isinstance(browser_url, str) and browser_url.strip()):
             raise DesktopConfigError(f"browser_url must be a URL, not {browser_url!r}")
         self._lease = DisplayLease(
@@ -126,6 +137,7 @@ class Desktop:
         self.cwd = cwd
         self.wait_for_windows = wait_for_windows
         self.window_timeout = window_timeout
+        self.accessibility = accessibility
         self._lock = threading.RLock()
         self._apps: list[App] = []
         self._window_manager: App | None = None
@@ -157,6 +169,8 @@ class Desktop:
 
                 reap_abandoned()
                 self._lease.open()
+                if self.accessibility:
+                    self._start_accessibility()
                 self._logs = Path(tempfile.mkdtemp(prefix="viewfinder-desktop-"))
                 if self._window_manager_wanted is not None:
                     self._window_manager = self._launch(self._window_manager_wanted)
@@ -172,6 +186,12 @@ class Desktop:
                 self.close()
                 raise
         return self
+
+    def _start_accessibility(self) -> None:
+        display = self._lease.display
+        assert display is not None, "a display given by name was refused in __init__"
+        bus = display.start_accessibility()  # idempotent: a pool's display may have them
+        self.env.update(bus.env())
 
     def _check_programs(self) -> None:
         # Before anything starts: a program that is not installed is the commonest

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from viewfinder.core.errors import ViewfinderError
 
 if TYPE_CHECKING:
+    from viewfinder.core.screenshot import Screenshot
     from viewfinder.desktop.computer import ComputerResult, ComputerTool
     from viewfinder.desktop.scaling import Scaling
 
@@ -97,7 +98,8 @@ def to_anthropic_tool_result(result: ComputerResult, tool_use_id: str) -> dict[s
     """A ``tool_result`` content block: the text (if any) and the screenshot as a base64
     image; an error is its message alone, with ``is_error`` set. When the screen had
     changed after the last screenshot, the screen just before the action comes first
-    (``result.before``), as the text says."""
+    (``result.before``), as the text says. The elements' snapshot and the Set-of-Mark
+    image follow the screenshot, when the result has them."""
     content: list[dict[str, Any]] = []
     if result.text:
         content.append({"type": "text", "text": result.text})
@@ -105,17 +107,24 @@ def to_anthropic_tool_result(result: ComputerResult, tool_use_id: str) -> dict[s
     for shot in shots:
         if shot is None:
             continue
-        content.append(
-            {
-                "type": "image",
-                "source": {"type": "base64", "media_type": shot.mime_type, "data": shot.b64()},
-            }
-        )
+        content.append(_anthropic_image(shot))
+    if not result.is_error:
+        if result.elements_text:
+            content.append({"type": "text", "text": result.elements_text})
+        if result.marked is not None:
+            content.append(_anthropic_image(result.marked))
     return {
         "type": "tool_result",
         "tool_use_id": tool_use_id,
         "content": content,
         "is_error": result.is_error,
+    }
+
+
+def _anthropic_image(shot: Screenshot) -> dict[str, Any]:
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": shot.mime_type, "data": shot.b64()},
     }
 
 
@@ -154,7 +163,9 @@ def to_openai_input_items(
     output_type: Literal["input_image", "computer_screenshot"] = "input_image",
 ) -> list[dict[str, Any]]:
     """The input items that answer one ``computer_call``: its ``computer_call_output``,
-    then, for an error, a user message with the error for the model to read."""
+    then, for an error, a user message with the error for the model to read, else, when
+    the result has them, a user message with the elements' snapshot and the
+    Set-of-Mark image (the output item holds one image and no text)."""
     items = [
         to_openai_computer_call_output(
             result,
@@ -175,6 +186,13 @@ def to_openai_input_items(
                 ],
             }
         )
+    elif result.elements_text or result.marked is not None:
+        content: list[dict[str, Any]] = []
+        if result.elements_text:
+            content.append({"type": "input_text", "text": result.elements_text})
+        if result.marked is not None:
+            content.append({"type": "input_image", "image_url": result.marked.data_url()})
+        items.append({"role": "user", "content": content})
     return items
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from viewfinder.core import Screenshot
+from viewfinder.core import ElementTree, Screenshot
 from viewfinder.core.geometry import Region
 from viewfinder.core.result_budget import ResultBudget, fit_image
 
@@ -60,6 +60,20 @@ class ModelImages:
         fitted = fit_image(shot, self.budget, scale=1.0, max_bytes=cap).screenshot
         self._last = (frame, fitted, shared)
         return fitted
+
+    def marked(self, shot: Screenshot, tree: ElementTree, shared: int) -> Screenshot:
+        """``shot`` (a frame at the model size) with the numbered boxes of ``tree``'s
+        elements drawn on it (Set-of-Mark), within the budget like a frame."""
+        from viewfinder.core.element_snapshot import set_of_mark
+
+        scale = self.scaling.model_width / self.scaling.screen_width
+        drawn = set_of_mark(shot, tree, scale=scale)
+        drawn = (
+            self._encode(drawn.to_pil(), shot.captured_at) if self.image_format != "png" else drawn
+        )
+        share = (self.budget.result_bytes * 3 // 4 - 4096) // shared
+        cap = min(self.budget.image_bytes, share)
+        return fit_image(drawn, self.budget, scale=1.0, max_bytes=cap).screenshot
 
     def zoom(
         self, frame: Image.Image, region: Region, captured_at: datetime | None = None

@@ -4,7 +4,9 @@
 (``scroll_x`` / ``scroll_y`` in pixels), ``keypress`` (``keys``, pressed together),
 ``type``, ``wait``, ``move``, ``drag`` (``path`` of ``{x, y}`` points), ``screenshot``.
 ``x``, ``y`` and the path are the model's pixels. Pointer actions also take ``keys``,
-modifier keys held while they happen.
+modifier keys held while they happen. ``click``, ``double_click``, ``scroll``, ``move``
+and ``type`` take ``element`` (a ref such as ``e12``) instead of ``x`` and ``y``: they
+act at the element's centre (``type`` clicks it first).
 
 Key names are names, in any case: ``["CTRL", "A"]`` is Control and the A key, never
 Shift as well (a letter names its key, not a capital); ``ENTER``, ``ARROWLEFT``,
@@ -38,6 +40,7 @@ from viewfinder.desktop.actions import (
     ActionInputError,
     check_keys,
     check_text,
+    element_of,
     validate_model,
 )
 from viewfinder.desktop.anthropic_actions import takes
@@ -73,12 +76,26 @@ class _Input(BaseModel):
 
 
 class _Pointer(_Input):
-    x: int
-    y: int
+    x: int | None = None
+    y: int | None = None
+    element: str | None = None
     keys: list[str] | None = None
 
     def _modifiers(self) -> tuple[str, ...]:
         return key_names(self.keys, self.type) if self.keys else ()
+
+    def _place(self) -> dict[str, Any]:
+        """``position`` (x, y) or ``element``, exactly one of them, as Action fields."""
+        given = None if self.x is None and self.y is None else (self.x, self.y)
+        element = element_of(self.element, given, self.type, "x, y")
+        if element is not None:
+            return {"element": element, "position_field": "x, y"}
+        if self.x is None or self.y is None:
+            missing = "x" if self.x is None else "y"
+            raise ActionInputError(
+                missing, "is required", "x and y (pixels), or element", action=self.type
+            )
+        return {"position": (self.x, self.y), "position_field": "x, y"}
 
 
 class Click(_Pointer):
@@ -87,24 +104,30 @@ class Click(_Pointer):
     button: Literal["left", "right", "wheel", "back", "forward"] = "left"
 
     def to_action(self) -> Action:
+        place = self._place()
         if self.button in HISTORY_KEYS:
+            if "element" in place:
+                raise ActionInputError(
+                    "element",
+                    f"a {self.button} click presses a key and acts on no element",
+                    "x and y",
+                    action=self.type,
+                )
             return Action(
                 "openai",
                 self.type,
                 EventKind.KEY,
-                position=(self.x, self.y),  # checked on the screen; keys need no place
-                position_field="x, y",
                 keys=(HISTORY_KEYS[self.button],),
+                **place,  # checked on the screen; keys need no place
             )
         kind, button = _BUTTONS[self.button]
         return Action(
             "openai",
             self.type,
             kind,
-            position=(self.x, self.y),
-            position_field="x, y",
             button=button,  # type: ignore[arg-type]
             modifiers=self._modifiers(),
+            **place,
         )
 
 
@@ -116,10 +139,9 @@ class DoubleClick(_Pointer):
             "openai",
             self.type,
             EventKind.DOUBLE_CLICK,
-            position=(self.x, self.y),
-            position_field="x, y",
             button="left",
             modifiers=self._modifiers(),
+            **self._place(),
         )
 
 
@@ -131,9 +153,8 @@ class Move(_Pointer):
             "openai",
             self.type,
             EventKind.MOVE,
-            position=(self.x, self.y),
-            position_field="x, y",
             modifiers=self._modifiers(),
+            **self._place(),
         )
 
 
@@ -155,10 +176,9 @@ class Scroll(_Pointer):
             "openai",
             self.type,
             EventKind.SCROLL,
-            position=(self.x, self.y),
-            position_field="x, y",
             scroll_pixels=(self.scroll_x, self.scroll_y),
             modifiers=self._modifiers(),
+            **self._place(),
         )
 
 
@@ -197,13 +217,18 @@ class KeyPress(_Input):
 
 
 class TypeText(_Input):
-    """Type ``text``."""
+    """Type ``text`` (into ``element``, clicked first, when given)."""
 
     text: str
+    element: str | None = None
 
     def to_action(self) -> Action:
         return Action(
-            "openai", self.type, EventKind.TYPE, text=check_text(self.text, "text", self.type)
+            "openai",
+            self.type,
+            EventKind.TYPE,
+            text=check_text(self.text, "text", self.type),
+            element=element_of(self.element, None, self.type),
         )
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict
 
-from viewfinder.core import Event, EventKind, Screenshot
+from viewfinder.core import ElementTree, Event, EventKind, Screenshot
 from viewfinder.desktop.actions import Action, Api
 from viewfinder.desktop.settle import SettleReport
 
@@ -20,6 +23,11 @@ class ComputerResult(BaseModel):
     the wait after the action went (None for actions that only look). ``before``: the
     screen just before the action, at the model size, when it had changed visibly after
     the last screenshot the model got (the text says so); else None.
+    ``elements``: the elements on the screen after the action, when the tool or the
+    action asked for them (an empty tree with its reason when none could be read);
+    ``elements_text``: their snapshot for the model, boxes in the screenshot's
+    coordinates; ``marked``: the screenshot with their numbered boxes drawn on it, when
+    the action asked for a Set-of-Mark image.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -34,18 +42,44 @@ class ComputerResult(BaseModel):
     event: Event | None = None
     settle: SettleReport | None = None
     before: Screenshot | None = None
+    elements: ElementTree | None = None
+    elements_text: str | None = None
+    marked: Screenshot | None = None
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What a result shows of the screen: the screenshot and, when asked, its elements."""
+
+    shot: Screenshot | None
+    elements: ElementTree | None = None
+    elements_text: str | None = None
+    marked: Screenshot | None = None
+
+    def result(self, **fields: Any) -> ComputerResult:
+        """A result carrying what was seen, with ``fields``."""
+        return ComputerResult(
+            screenshot=self.shot,
+            elements=self.elements,
+            elements_text=self.elements_text,
+            marked=self.marked,
+            **fields,
+        )
 
 
 def describe_action(action: Action) -> str:
     """What an action did, in a few words for the model (model coordinates)."""
     where = f" at ({action.position[0]}, {action.position[1]})" if action.position else ""
+    if action.element is not None:
+        where = f" on element {action.element}"
     kind = action.kind
     if kind is EventKind.KEY:
         return f"pressed {'+'.join(action.keys)}"
     if kind is EventKind.HOLD_KEY:
         return f"held {'+'.join(action.keys)} for {action.duration_s:g} s"
     if kind is EventKind.TYPE:
-        return f"typed {len(action.text or '')} characters"
+        into = f" into element {action.element} (clicked first)" if action.element else ""
+        return f"typed {len(action.text or '')} characters{into}"
     if kind is EventKind.WAIT:
         return f"waited {action.duration_s:g} s"
     if kind is EventKind.DRAG:

@@ -47,6 +47,8 @@ from viewfinder.core.screenshot import utc_now
 if TYPE_CHECKING:
     from PIL import Image
 
+    from viewfinder.core.geometry import Region
+    from viewfinder.desktop.actions import Action
     from viewfinder.recorder.folder import SessionFolder
     from viewfinder.recorder.manifest import ManifestWriter
     from viewfinder.recorder.metadata import SessionMetadata
@@ -263,6 +265,21 @@ class StepLog:
         if manifest is not None:
             manifest.close()
         folder.close()
+
+
+def step_extra(
+    action: Action, path: list[tuple[int, int]] | None, region: Region | None = None
+) -> dict[str, Any]:
+    """What a manifest line keeps of ``action`` beside its event: its name and API, a
+    drag's path, a zoom's region (screen pixels), the element ref it named."""
+    extra: dict[str, Any] = {"action": action.name, "api": action.api}
+    if path:
+        extra["path"] = [list(point) for point in path]
+    if region is not None:
+        extra["region"] = [region.x, region.y, region.width, region.height]
+    if action.element is not None:
+        extra["element_ref"] = action.element
+    return extra
 
 
 def _encode(image: Image.Image, captured_at: datetime) -> Screenshot:

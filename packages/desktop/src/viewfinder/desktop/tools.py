@@ -6,6 +6,13 @@ the calling session's display (``context.display``). ``computer`` keeps one
 :class:`~viewfinder.desktop.ComputerTool` per session (``context.resource("computer",
 ...)``), scaled for ``context.values["target"]`` when the session set one.
 
+Both can return the elements on the screen (``elements: true``: a snapshot of roles,
+names, refs and boxes in the returned image's pixels) and a Set-of-Mark image
+(``set_of_mark: true``); ``computer`` acts on an element by ref (``element: "e12"``).
+One element source per session (``context.resource("elements", ...)``) serves both, so
+a ref from a screenshot names the same element in the next computer call. A host sets
+``context.values["elements"]`` to have every computer result carry the elements.
+
 A host that can cancel a call puts a :class:`threading.Event` under
 ``context.values[CANCEL_VALUE]`` and sets it: ``computer``'s ``wait`` and ``hold_key``
 (up to 100 s) end their pause then, with the keys released. A display that went away
@@ -20,7 +27,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -30,13 +37,25 @@ if TYPE_CHECKING:
     from viewfinder.core.screenshot import Screenshot
     from viewfinder.desktop.computer import ComputerTool
     from viewfinder.desktop.results import ComputerResult
-    from viewfinder.xvfb.backend import XvfbBackend
 
 _Resource = TypeVar("_Resource")
 _Outcome = TypeVar("_Outcome")
 
 #: ``ToolContext.values`` key of the host's cancel event (a ``threading.Event``).
 CANCEL_VALUE = "cancel"
+#: ``ToolContext.values`` key: True makes every computer result carry the elements.
+ELEMENTS_VALUE = "elements"
+#: What the elements' fields say, for both tools' schemas.
+ELEMENTS_HELP = (
+    "Also return the elements on the screen (from the apps' accessibility trees): one "
+    "line each with its ref (e12), role, name, value and box @x,y wxh in pixels of the "
+    "returned screenshot. An app that exposes none (Tk, plain X) gives an empty list "
+    "with the reason."
+)
+SET_OF_MARK_HELP = (
+    "Also return the screenshot with a numbered box drawn around each element (box 12 "
+    "is element e12)."
+)
 
 #: Every action of Anthropic's computer-use tool (``computer_20250124`` and
 #: ``computer_20251124``).
@@ -121,6 +140,17 @@ class ComputerInput(BaseModel):
             "resolution, in screenshot pixels."
         ),
     )
+    element: str | None = Field(
+        default=None,
+        description=(
+            "Instead of coordinate: the ref of an element (e12) listed with an earlier "
+            "result; the action happens at its centre as it is now (clicks, scroll, "
+            "mouse_move; type clicks it first). An element no longer on the screen is an "
+            "error naming it."
+        ),
+    )
+    elements: bool | None = Field(default=None, description=ELEMENTS_HELP)
+    set_of_mark: bool | None = Field(default=None, description=SET_OF_MARK_HELP)
 
 
 COMPUTER_DESCRIPTION = (
@@ -130,18 +160,25 @@ COMPUTER_DESCRIPTION = (
     "Coordinates are pixels of the returned screenshots, which may be scaled down from "
     "the real screen; the tool maps them back. Take a screenshot first to see where "
     "things are, and click the middle of what you want to hit. A malformed action comes "
-    "back as an error saying which field is wrong; nothing was done then."
+    "back as an error saying which field is wrong; nothing was done then. With "
+    "elements=true the result also lists the elements on the screen with refs; act on "
+    "one with element='e12' instead of a coordinate."
 )
 
 
 def run_computer(arguments: ComputerInput, context: ToolContext) -> ToolResult:
     """The ``computer`` tool: one action through the session's ComputerTool."""
-    display = _display_of(context, "computer")
+    display = display_of(context, "computer")
 
     def make() -> ComputerTool:
         from viewfinder.desktop.computer import ComputerTool
 
-        return ComputerTool(display, target=context.values.get("target"))
+        return ComputerTool(
+            display,
+            target=context.values.get("target"),
+            elements=bool(context.values.get(ELEMENTS_VALUE)),
+            element_source=element_source(context, display),
+        )
 
     def act(tool: ComputerTool) -> ComputerResult:
         # no input connection now (the display went away): the action itself says why
@@ -149,13 +186,17 @@ def run_computer(arguments: ComputerInput, context: ToolContext) -> ToolResult:
             tool.interrupt_pauses_with(context.values.get(CANCEL_VALUE))
         return tool(arguments.model_dump(exclude_none=True), api="anthropic")
 
-    tool, result = _reconnecting(context, COMPUTER_RESOURCE, make, act)
+    tool, result = reconnecting(context, COMPUTER_RESOURCE, make, act)
     parts: list[str | Screenshot] = []
     if result.text:
         parts.append(result.text)
     shot = result.screenshot
     if shot is not None:
         parts.append(shot)
+    if result.elements_text:
+        parts.append(result.elements_text)
+    if result.marked is not None:
+        parts.append(result.marked)
     screen_width, screen_height = tool.screen_size
     structured = {
         "action": arguments.action,
@@ -170,138 +211,30 @@ def run_computer(arguments: ComputerInput, context: ToolContext) -> ToolResult:
     )
 
 
-#: ComputerResult.error_type names of an action that could not be read (nothing done).
-_INPUT_ERRORS = frozenset({"ActionInputError", "CoordinateRangeError"})
+#: ComputerResult.error_type names of an action that could not be read or named an
+#: element that is not there (nothing was done).
+_INPUT_ERRORS = frozenset({"ActionInputError", "CoordinateRangeError", "ElementGoneError"})
 
 
-class ScreenshotRegion(BaseModel):
-    """A rectangle of the screen, in screen pixels."""
+def element_source(context: ToolContext, display: str) -> Any:
+    """The session's element source (one for both tools, so refs agree)."""
 
-    model_config = ConfigDict(extra="forbid")
+    def make() -> Any:
+        from viewfinder.core.element_sources import get_element_source
 
-    x: int = Field(ge=0, description="Left edge, in screen pixels from the left.")
-    y: int = Field(ge=0, description="Top edge, in screen pixels from the top.")
-    width: int = Field(ge=1, description="Width in pixels.")
-    height: int = Field(ge=1, description="Height in pixels.")
+        return get_element_source("atspi", display=display)
 
-
-class ScreenshotInput(BaseModel):
-    """What to capture and how big an image to send back."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    region: ScreenshotRegion | None = Field(
-        default=None, description="Only this rectangle of the screen (default: all of it)."
-    )
-    scale: float | None = Field(
-        default=None,
-        gt=0,
-        le=1,
-        description="Shrink the image by this factor (0-1]; 0.5 sends half the width.",
-    )
-    max_width: int | None = Field(
-        default=None, ge=16, description="Shrink the image to at most this many pixels wide."
-    )
-    max_height: int | None = Field(
-        default=None, ge=16, description="Shrink the image to at most this many pixels high."
-    )
-    format: Literal["png", "jpeg", "webp"] = Field(
-        default="png", description="Image format: png (exact), jpeg or webp (smaller)."
-    )
-
-
-SCREENSHOT_DESCRIPTION = (
-    "Capture this session's screen (or a rectangle of it) as an image, without acting. "
-    "Use scale, max_width or max_height for a smaller image; the text says how to turn "
-    "the image's pixels back into screen pixels. Coordinates of region are screen "
-    "pixels, as the text of an earlier screenshot reports them."
-)
-
-
-def run_screenshot(arguments: ScreenshotInput, context: ToolContext) -> ToolResult:
-    """The ``screenshot`` tool: the screen now, optionally a region, shrunk, re-encoded.
-
-    A shrunk image is made from the frame as grabbed (not from an encoded capture), by
-    the result budget's fast filter, and encoded once: what the ``computer`` tool does.
-    """
-    display = _display_of(context, "screenshot")
-    from viewfinder.core.errors import RegionError
-    from viewfinder.core.geometry import Region
-    from viewfinder.core.result_budget import shrink_image
-    from viewfinder.core.screenshot import Screenshot
-
-    def make() -> XvfbBackend:
-        from viewfinder.xvfb.backend import XvfbBackend
-
-        return XvfbBackend(display)
-
-    region = None
-    if arguments.region is not None:
-        region = Region(**arguments.region.model_dump())
-
-    def capture(backend: XvfbBackend) -> tuple[tuple[int, int], Screenshot]:
-        screen = backend.screen_size()
-        width, height = (region.width, region.height) if region is not None else screen
-        factor = _factor(arguments, width, height)
-        if factor >= 1.0:
-            return screen, backend.capture(region=region, format=arguments.format)
-        frame = backend.grab(region)
-        size = (max(1, round(width * factor)), max(1, round(height * factor)))
-        scaled = shrink_image(frame, *size)
-        return screen, Screenshot.from_image(
-            scaled, source=backend.name, format=arguments.format, region=region
-        )
-
-    try:
-        _, ((screen_width, screen_height), shot) = _reconnecting(
-            context, SCREEN_RESOURCE, make, capture, keep=(RegionError,)
-        )
-    except RegionError as exc:
-        raise ToolError(f"screenshot: {exc}") from None
-    width, height = (
-        (region.width, region.height) if region is not None else (screen_width, screen_height)
-    )
-    where = f"region {region.x},{region.y} {width}x{height} of " if region is not None else ""
-    text = f"screenshot of {where}display {display} ({screen_width}x{screen_height} screen)"
-    if shot.width != width or shot.height != height:
-        ratio = width / shot.width
-        origin = f", then add {region.x},{region.y}" if region is not None else ""
-        text += (
-            f", sent at {shot.width}x{shot.height}: multiply the image's coordinates by "
-            f"{ratio:.4g}{origin} for screen pixels"
-        )
-    elif region is not None:
-        text += f": add {region.x},{region.y} to the image's coordinates for screen pixels"
-    return ToolResult.of(
-        text,
-        shot,
-        structured={
-            "screen": {"width": screen_width, "height": screen_height},
-            "image": {"width": shot.width, "height": shot.height},
-            "region": region.model_dump() if region is not None else None,
-        },
-    )
-
-
-def _factor(arguments: ScreenshotInput, width: int, height: int) -> float:
-    """The scale the call asked for: the smallest of ``scale`` and the max sizes."""
-    factor = 1.0
-    if arguments.scale is not None:
-        factor = arguments.scale
-    if arguments.max_width is not None:
-        factor = min(factor, arguments.max_width / width)
-    if arguments.max_height is not None:
-        factor = min(factor, arguments.max_height / height)
-    return factor
+    return context.resource(ELEMENTS_RESOURCE, make)
 
 
 #: ``ToolContext`` resource keys of the screenshot tool's capture backend and of the
 #: computer tool's ComputerTool.
 SCREEN_RESOURCE = "screen"
 COMPUTER_RESOURCE = "computer"
+ELEMENTS_RESOURCE = "elements"
 
 
-def _reconnecting(
+def reconnecting(
     context: ToolContext,
     key: str,
     make: Callable[[], _Resource],
@@ -329,7 +262,7 @@ def _reconnecting(
     raise AssertionError("unreachable: the second attempt returns or raises")
 
 
-def _display_of(context: ToolContext, tool: str) -> str:
+def display_of(context: ToolContext, tool: str) -> str:
     if not context.display:
         raise ToolError(
             f"{tool}: this session has no screen (no X display); start a desktop session, "
@@ -350,18 +283,8 @@ def computer_tool() -> Tool:
     )
 
 
-def screenshot_tool() -> Tool:
-    """The ``screenshot`` tool's definition."""
-    return Tool(
-        "screenshot",
-        SCREENSHOT_DESCRIPTION,
-        ScreenshotInput,
-        run_screenshot,
-        title="Screenshot",
-        annotations={"readOnlyHint": True, "openWorldHint": False},
-    )
-
-
 def desktop_tools() -> list[Tool]:
     """Every tool the desktop package registers."""
+    from viewfinder.desktop.screenshot_tool import screenshot_tool
+
     return [computer_tool(), screenshot_tool()]

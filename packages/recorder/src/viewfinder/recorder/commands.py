@@ -35,7 +35,8 @@ class ExportFormat(StrEnum):
 
 
 def describe(event: Event) -> str:
-    """One readable line for an event: ``click (120, 48)``, ``type 'hello'``, ``key ctrl+s``."""
+    """One readable line for an event: ``click (120, 48)``, ``type 'hello'``, ``key ctrl+s``,
+    ``click (70, 90) on push button 'Save'`` (the element under a pointer action)."""
     kind = event.kind.value
     where = f" ({event.position.x}, {event.position.y})" if event.position else ""
     if event.text:
@@ -44,11 +45,15 @@ def describe(event: Event) -> str:
         return f"{kind} {'+'.join(event.keys)}"
     if event.start_position is not None and event.position is not None:
         start, end = event.start_position, event.position
-        return f"{kind} ({start.x}, {start.y}) -> ({end.x}, {end.y})"
+        return f"{kind} ({start.x}, {start.y}) -> ({end.x}, {end.y}){_on_element(event)}"
     if event.scroll_dx or event.scroll_dy:
-        return f"{kind}{where} dx={event.scroll_dx} dy={event.scroll_dy}"
+        return f"{kind}{where} dx={event.scroll_dx} dy={event.scroll_dy}{_on_element(event)}"
     mods = f" with {'+'.join(event.modifiers)}" if event.modifiers else ""
-    return f"{kind}{where}{mods}"
+    return f"{kind}{where}{mods}{_on_element(event)}"
+
+
+def _on_element(event: Event) -> str:
+    return f" on {event.element.describe()}" if event.element is not None else ""
 
 
 def record_command(
@@ -83,6 +88,14 @@ def record_command(
         float | None, typer.Option("--duration", min=0, help="Stop after this many seconds.")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Do not print each event.")] = False,
+    no_elements: Annotated[
+        bool,
+        typer.Option(
+            "--no-elements",
+            help="Do not look up the element under each pointer action (by default it is "
+            "looked up when the display has an accessibility bus).",
+        ),
+    ] = False,
     video: Annotated[
         bool,
         typer.Option(
@@ -118,6 +131,7 @@ def record_command(
         interval=interval,
         resume=resume,
         on_event=print_event,
+        elements=not no_elements,
     )
     screen_video = None
     if video:
@@ -134,9 +148,10 @@ def record_command(
             raise
     shown = f" on {display}" if display else ""
     filmed = f", video {screen_video.path}" if screen_video is not None else ""
+    named = f", elements from {recorder.element_source}" if recorder.element_source else ""
     typer.echo(
-        f"recording {recorder.backend.name}{shown} into {recorder.layout.root} "
-        f"(input: {source.name}, frame every {interval:g} s{filmed}); press Ctrl-C to stop"
+        f"recording {recorder.backend.name}{shown} into {recorder.layout.root} (input: "
+        f"{source.name}, frame every {interval:g} s{filmed}{named}); press Ctrl-C to stop"
     )
     _wait_for_stop(recorder, duration)
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not
@@ -189,6 +204,9 @@ def show_command(
                 "action": describe(entry.event),
                 "frame": str(path) if path else None,
                 "frame_exists": bool(path and path.is_file()),
+                "element": entry.event.element.model_dump(mode="json", exclude_defaults=True)
+                if entry.event.element is not None
+                else None,
             }
         )
     if as_json:

@@ -34,6 +34,9 @@ class RecordingRun(BaseModel):
     backend: str
     input_source: str
     error: str | None = None
+    #: where pointer actions' elements came from (``{"source": "atspi", "reads": ...}``),
+    #: or ``{"source": null, "reason": ...}``; absent in sessions recorded before elements
+    elements: dict[str, Any] | None = None
 
 
 class SessionMetadata(BaseModel):

@@ -11,6 +11,10 @@
   less than ``scroll_pause`` apart).
 - A press of the left button waits ``double_click_interval`` for a second one nearby;
   two make one ``double_click`` event, three a ``triple_click``.
+- A pointer action (click, double click, right or middle click, scroll, the press of a
+  drag) carries the element under its point when an ``elements`` lookup is given
+  (:mod:`viewfinder.recorder.pointer_elements`): looked up once, when the action
+  begins (the first press of a double click, the first wheel click of a burst).
 - A press of the left button that moves more than ``drag_distance`` before its release is
   a ``drag``: from the press to the release, with its duration and its path (the points
   the pointer went through, thinned to those that change its course) in the line's
@@ -32,7 +36,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from viewfinder.core import Event, EventKind, Point
+from viewfinder.core import POINTER_KINDS, ElementAnchor, Event, EventKind, Point
 from viewfinder.recorder.frames import Frame, FrameStore
 from viewfinder.recorder.keys import KeyStroke, ordered_modifiers
 from viewfinder.recorder.layout import SessionLayout
@@ -41,6 +45,10 @@ from viewfinder.recorder.manifest import ManifestWriter
 log = logging.getLogger(__name__)
 _CLICK_KINDS = {1: EventKind.CLICK, 2: EventKind.DOUBLE_CLICK, 3: EventKind.TRIPLE_CLICK}
 _OTHER_BUTTONS = {"right": EventKind.RIGHT_CLICK, "middle": EventKind.MIDDLE_CLICK}
+#: The element under a screen point, or None (see :mod:`viewfinder.recorder.pointer_elements`).
+ElementLookup = Callable[[int, int], ElementAnchor | None]
+#: Pointer kinds that act on what is under their point (a move only passes over it).
+_ELEMENT_KINDS = POINTER_KINDS - {EventKind.MOVE, EventKind.MOUSE_UP}
 
 
 @dataclass(frozen=True)
@@ -76,6 +84,7 @@ class _Scroll:
     dx: int
     dy: int
     modifiers: tuple[str, ...]
+    element: ElementAnchor | None = None
 
 
 @dataclass
@@ -91,6 +100,7 @@ class _Click:
     held: bool = True
     #: where the pointer went while the button was held: (x, y, monotonic time)
     path: list[tuple[int, int, float]] = field(default_factory=list)
+    element: ElementAnchor | None = None
 
 
 def wall_clock(at: float) -> datetime:
@@ -114,8 +124,10 @@ class Pairing:
         next_seq: int = 0,
         settings: PairingSettings | None = None,
         on_event: Callable[[int, Event], Any] | None = None,
+        elements: ElementLookup | None = None,
     ) -> None:
         self.frames = frames
+        self.elements = elements
         self.manifest = manifest
         self.layout = layout
         self.next_seq = next_seq
@@ -147,6 +159,7 @@ class Pairing:
             if pending.count >= max(_CLICK_KINDS):
                 self.flush()
             return
+        element = self._element_at(x, y)
         self.flush()
         self._pending = _Click(
             self.frames.frame_before(at),
@@ -157,6 +170,7 @@ class Pairing:
             held,
             held=self.releases_reported,
             path=[(x, y, at)],
+            element=element,
         )
         self.frames.refresh()
 
@@ -186,6 +200,7 @@ class Pairing:
             position=Point(x=x, y=y),
             duration_s=round(max(0.0, at - pending.started), 3),
             modifiers=list(pending.modifiers),
+            element=pending.element,
         )
         path = thin_path(pending.path, self.settings.path_tolerance)
         extra = {"path": [[px, py, round(t - pending.started, 3)] for px, py, t in path]}
@@ -202,8 +217,11 @@ class Pairing:
             pending.dy += dy
             pending.last = at
             return
+        element = self._element_at(x, y)
         self.flush()
-        self._pending = _Scroll(self.frames.frame_before(at), at, at, x, y, dx, dy, held)
+        self._pending = _Scroll(
+            self.frames.frame_before(at), at, at, x, y, dx, dy, held, element=element
+        )
         self.frames.refresh()
 
     def stroke(self, stroke: KeyStroke, at: float) -> None:
@@ -228,6 +246,10 @@ class Pairing:
 
     def action(self, event: Event, at: float) -> Event:
         """A complete action: flush what is pending, freeze, write, refresh."""
+        if event.element is None and event.kind in _ELEMENT_KINDS:
+            point = event.start_position or event.position
+            if point is not None:
+                event = event.model_copy(update={"element": self._element_at(point.x, point.y)})
         self.flush()
         return self._commit(event, self.frames.frame_before(at), at)
 
@@ -260,6 +282,7 @@ class Pairing:
                 scroll_dx=pending.dx,
                 scroll_dy=pending.dy,
                 modifiers=list(pending.modifiers),
+                element=pending.element,
             )
         elif isinstance(pending, _Click):
             kind = _CLICK_KINDS[min(pending.count, max(_CLICK_KINDS))]
@@ -267,6 +290,7 @@ class Pairing:
                 kind=kind,
                 position=Point(x=pending.x, y=pending.y),
                 modifiers=list(pending.modifiers),
+                element=pending.element,
             )
         else:
             return None
@@ -278,6 +302,9 @@ class Pairing:
         return {_Typing: "type", _Scroll: "scroll", _Click: "click"}.get(type(self._pending))
 
     # -- internals -------------------------------------------------------------------
+
+    def _element_at(self, x: int, y: int) -> ElementAnchor | None:
+        return self.elements(x, y) if self.elements is not None else None
 
     def _begin_typing(self, at: float) -> _Typing:
         frame = self.frames.frame_before(at)

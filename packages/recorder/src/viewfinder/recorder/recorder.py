@@ -45,6 +45,10 @@ class Recorder:
     program records itself (:meth:`click`, :meth:`type`, ...) is recorded. Time
     arguments ``at`` are :func:`time.monotonic` instants (default: now). The session
     folder and the manifest format are described in docs/recorder.md.
+
+    On an X display with an accessibility bus each pointer action's line names the
+    element under its point (:mod:`viewfinder.recorder.pointer_elements`);
+    ``elements=False`` turns that off.
     """
 
     def __init__(
@@ -58,6 +62,7 @@ class Recorder:
         backend_options: Mapping[str, Any] | None = None,
         settings: PairingSettings | None = None,
         on_event: Callable[[int, Event], Any] | None = None,
+        elements: bool = True,
     ) -> None:
         if not interval > 0:
             raise ValueError(f"interval must be a positive number of seconds, got {interval!r}")
@@ -76,6 +81,7 @@ class Recorder:
             settings=self.settings,
             on_event=on_event,
             on_failure=self._fail,
+            elements=elements,
         )
         self._lock = threading.RLock()
         self._timer = threading.Condition(self._lock)
@@ -210,6 +216,12 @@ class Recorder:
     @property
     def backend(self) -> CaptureBackend:
         return self._active().backend
+
+    @property
+    def element_source(self) -> str | None:
+        """The source naming pointer actions' elements (``"atspi"``), or None."""
+        lookups = self._active().elements
+        return lookups.source.name if lookups is not None else None
 
     # -- programmatic input ----------------------------------------------------------
 

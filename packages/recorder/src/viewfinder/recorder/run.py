@@ -18,6 +18,7 @@ from viewfinder.recorder.frames import FrameStore
 from viewfinder.recorder.manifest import ManifestWriter
 from viewfinder.recorder.metadata import RecordingRun, SessionMetadata, platform_facts
 from viewfinder.recorder.pairing import Pairing, PairingSettings
+from viewfinder.recorder.pointer_elements import PointerElements
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,8 @@ class RunOptions:
     settings: PairingSettings
     on_event: Callable[[int, Event], Any] | None
     on_failure: Callable[[BaseException], None]
+    #: look up the element under pointer actions (when the display has an accessibility bus)
+    elements: bool = True
 
 
 @dataclass
@@ -73,6 +76,7 @@ class ActiveRun:
     metadata: SessionMetadata
     first_seq: int
     started_at: datetime
+    elements: PointerElements | None = None
 
 
 def open_run(options: RunOptions) -> ActiveRun:
@@ -95,6 +99,7 @@ def open_run(options: RunOptions) -> ActiveRun:
         raise
     folder = SessionFolder(options.session_dir, resume=options.resume)
     frames: FrameStore | None = None
+    elements: PointerElements | None = None
     try:
         folder.open()
         previous = folder.metadata
@@ -120,12 +125,16 @@ def open_run(options: RunOptions) -> ActiveRun:
         started = utc_now()
         first_seq = folder.manifest.next_seq
         metadata = _metadata(options, backend, previous, ScreenSize(width=width, height=height))
+        elements, why = _pointer_elements(options, backend)
         metadata.runs.append(
             RecordingRun(
                 started_at=started,
                 first_seq=first_seq,
                 backend=backend.name,
                 input_source=options.input_source,
+                elements={"source": elements.source.name}
+                if elements
+                else {"source": None, "reason": why},
             )
         )
         metadata.save(layout.metadata, fsync=options.settings.fsync)
@@ -133,6 +142,8 @@ def open_run(options: RunOptions) -> ActiveRun:
     except BaseException:
         if frames is not None:
             frames.stop()
+        if elements is not None:
+            elements.close()
         if owns_backend:
             backend.close()
         folder.close()
@@ -144,9 +155,19 @@ def open_run(options: RunOptions) -> ActiveRun:
         next_seq=first_seq,
         settings=options.settings,
         on_event=options.on_event,
+        elements=elements.at if elements is not None else None,
     )
     return ActiveRun(
-        folder, backend, owns_backend, frames, manifest, pairing, metadata, first_seq, started
+        folder,
+        backend,
+        owns_backend,
+        frames,
+        manifest,
+        pairing,
+        metadata,
+        first_seq,
+        started,
+        elements,
     )
 
 
@@ -162,6 +183,9 @@ def close_run(run: ActiveRun, error: BaseException | None) -> RecordingSummary:
     current = metadata.runs[-1]
     current.stopped_at, current.events = stopped, events
     current.error = metadata.error
+    if run.elements is not None:
+        run.elements.close()
+        current.elements = {"source": run.elements.source.name, **run.elements.stats.as_dict()}
     _keep_notes_on_disk(run.folder.layout.metadata, metadata)
     try:
         metadata.save(run.folder.layout.metadata, fsync=run.pairing.settings.fsync)
@@ -199,6 +223,18 @@ def _keep_notes_on_disk(path: Path, metadata: SessionMetadata) -> None:
     for key, value in (on_disk.runs[-1].model_extra or {}).items():
         if key not in (current.model_extra or {}):
             setattr(current, key, value)
+
+
+def _pointer_elements(
+    options: RunOptions, backend: CaptureBackend
+) -> tuple[PointerElements | None, str]:
+    """The element lookups of this run, or None and why there are none."""
+    if not options.elements:
+        return None, "turned off"
+    display = getattr(backend, "display_name", None)
+    if not isinstance(display, str) or not display:
+        return None, f"the {backend.name} backend is not an X display"
+    return PointerElements.for_display(display)
 
 
 def _metadata(

@@ -5,11 +5,19 @@ The display's accessibility bus is found where AT-SPI clients look for it, the
 with ``accessibility=True`` sets it). Apps that expose no tree (Tk draws its widgets
 itself and implements no AT-SPI) are named in the read's ``reason``: the tree is empty
 or partial, never an error.
+
+Any client of a display can set that property, so it is not trusted blindly: on a
+display viewfinder started (an Xvfb with a ``-fbdir``), the bus must be a socket in that
+framebuffer folder, where the display's own buses live. Code in one session that points
+its display's property at another session's bus gets a refusal in the read's reason,
+not the other session's windows.
 """
 
 from __future__ import annotations
 
 import os
+import re
+from pathlib import Path
 from typing import Any
 
 import Xlib.display
@@ -23,6 +31,7 @@ from viewfinder.core.element_sources import (
     ElementSource,
     ElementSourceError,
 )
+from viewfinder.xvfb import server
 from viewfinder.xvfb.accessibility_bus import ROOT_PROPERTY
 from viewfinder.xvfb.connection import close_quietly, open_display
 from viewfinder.xvfb.windows import top_level_windows
@@ -31,6 +40,11 @@ NO_BUS_REASON = (
     "display {display} has no accessibility bus (no AT_SPI_BUS on its root window): start "
     "it with Display(accessibility=True) or display.start_accessibility(), then start the "
     "apps with display.env()"
+)
+FOREIGN_BUS_REASON = (
+    "display {display}'s AT_SPI_BUS names {address!r}, which is not one of the display's own "
+    "buses (they are sockets in {folder}): a client of the display changed it, so the tree "
+    "is not read. display.start_accessibility() or AccessibilityBus.publish() sets it back"
 )
 NO_TREE_REASON = (
     "{windows} expose no accessibility tree (Tk implements no AT-SPI; other toolkits may "
@@ -82,6 +96,11 @@ class AtspiSource(ElementSource):
             close_quietly(conn)
         if address is None:
             return ElementRead([], NO_BUS_REASON.format(display=self.display))
+        folder = _own_bus_folder(self.display)
+        if folder is not None and not _bus_in(address, folder):
+            return ElementRead(
+                [], FOREIGN_BUS_REASON.format(display=self.display, address=address, folder=folder)
+            )
         limits = ReadLimits(max_elements=self.max_elements, timeout=self.timeout)
         reader = AtspiReader(address, size, limits)
         try:
@@ -100,6 +119,68 @@ def _bus_address(conn: Xlib.display.Display) -> str | None:
         return None
     value = prop.value
     return (value.decode() if isinstance(value, bytes) else str(value)).strip("\0") or None
+
+
+def _own_bus_folder(display: str) -> Path | None:
+    """The framebuffer folder of the Xvfb serving local ``display`` when viewfinder started
+    it (its buses' sockets live there), else None (a display started elsewhere)."""
+    match = re.fullmatch(r"(?:unix)?:(\d+)(?:\.\d+)?", display)
+    if match is None:
+        return None
+    pid = server_pid(int(match.group(1)))
+    if pid is None:
+        return None
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return None
+    folder = server.argument_after(argv, b"-fbdir")
+    return Path(os.path.normpath(folder)) if folder else None
+
+
+def server_pid(number: int) -> int | None:
+    """The pid of the Xvfb listening on display ``number``'s socket, or None.
+
+    Found by the socket, not a lock file: Xvfb started with ``-displayfd`` writes none,
+    and a stale one names a dead or reused pid.
+    """
+    socket = str(server.socket_path(number))
+    inodes = set()
+    try:
+        with open("/proc/net/unix") as table:
+            for line in table:
+                fields = line.split()
+                if len(fields) >= 8 and fields[7].lstrip("@") == socket:
+                    inodes.add(f"socket:[{fields[6]}]")
+    except OSError:
+        return None
+    if not inodes:
+        return None
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or not server.is_xvfb(int(entry.name)):
+            continue
+        try:
+            links = [os.readlink(fd) for fd in (entry / "fd").iterdir()]
+        except OSError:
+            continue
+        if inodes.intersection(links):
+            return int(entry.name)
+    return None
+
+
+def _bus_in(address: str, folder: Path) -> bool:
+    """True when the D-Bus ``address`` is only unix sockets directly inside ``folder``."""
+    for part in address.split(";"):
+        transport, _, options = part.partition(":")
+        if transport != "unix":
+            return False
+        values = dict(item.partition("=")[::2] for item in options.split(",") if item)
+        path = values.get("path")
+        if path is None or set(values) - {"path", "guid"}:
+            return False  # abstract sockets and directories cannot be placed
+        if Path(os.path.normpath(path)).parent != folder or ".." in Path(path).parts:
+            return False
+    return True
 
 
 def _titled_windows(conn: Xlib.display.Display) -> dict[str, str]:

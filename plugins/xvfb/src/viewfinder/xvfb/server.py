@@ -286,7 +286,7 @@ def reap_abandoned() -> list[int]:
             environ = (entry / "environ").read_bytes().split(b"\0")
         except OSError:
             continue
-        fbdir = _argument_after(argv, b"-fbdir")
+        fbdir = argument_after(argv, b"-fbdir")
         owner = next(
             (
                 item.split(b"=", 1)[1].decode()
@@ -314,7 +314,7 @@ def reap_abandoned() -> list[int]:
     return stopped
 
 
-def _argument_after(argv: list[bytes], flag: bytes) -> str | None:
+def argument_after(argv: list[bytes], flag: bytes) -> str | None:
     for index, item in enumerate(argv[:-1]):
         if item == flag:
             return argv[index + 1].decode(errors="replace")
