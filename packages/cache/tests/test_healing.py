@@ -24,12 +24,14 @@ from viewfinder.cache import (
     ExecutionSettings,
     ReplayResult,
     ReplayStatus,
+    build_cache,
     build_from_trajectory,
     read_cache_file,
     save_cache_file,
 )
 from viewfinder.cli.app import build_app
 from viewfinder.core import Event, EventKind, Point, Trajectory, get_element_source
+from viewfinder.recorder import Recorder
 from viewfinder.xvfb import Display
 
 HERE = Path(__file__).parent
@@ -181,6 +183,31 @@ def assert_stopped_untouched(replayed: tuple[ReplayResult, list[str], Path], ste
     assert clicks == []
     assert not any(outcome.healed for outcome in result.steps)
     assert "heals" not in json.loads(copy.read_text())["metadata"]
+
+
+def test_a_recorder_session_of_the_form_heals_the_same_way(
+    display: Display, tmp_path: Path
+) -> None:
+    # the real recorder names the element under each click in its manifest lines
+    app = App(display, "original")
+    folder = tmp_path / "session"
+    try:
+        with (
+            Recorder(folder, "xvfb", backend_options={"display": display.name}) as recorder,
+            display.backend() as screen,
+        ):
+            for point in (SAVE, GO, CANCEL):
+                screen.act(recorder.click(point.x, point.y))
+    finally:
+        assert app.close() == ["clicked Save", "clicked Go", "clicked Cancel"]
+    cache = build_cache(folder)
+    element = cache.trajectory[0].visual_element
+    assert element is not None and (element.role, element.name) == ("push button", "Save")
+    save_cache_file(cache, tmp_path / "recorded.json")
+    result, clicks, _ = replay(display, tmp_path / "recorded.json", tmp_path, "moved")
+    assert result.status is ReplayStatus.COMPLETED, result.message
+    assert [step.healed for step in result.steps] == ["element", "template", None]
+    assert clicks == ["clicked Save", "clicked Go", "clicked Cancel"]
 
 
 def test_a_removed_button_ends_in_needs_agent_with_nothing_clicked(
