@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from PIL import Image
 
@@ -41,6 +41,9 @@ from viewfinder.cache.thumbnails import decode_thumbnail
 from viewfinder.core.element import INTERACTIVE_ROLES, Element, ElementAnchor, ElementTree
 from viewfinder.core.errors import ViewfinderError
 from viewfinder.core.geometry import Point, Region
+
+if TYPE_CHECKING:
+    from viewfinder.core.element_sources import ElementSource
 
 log = logging.getLogger(__name__)
 
@@ -133,7 +136,7 @@ class Healer:
         self.checker = checker
         self.screen = screen
         self.display = display
-        self._source: Any = None
+        self._source: ElementSource | None = None
         self._source_failed = display is None
 
     def find(self, index: int, block: ToolUseBlock, check: StepCheck) -> Heal | None:
@@ -230,7 +233,7 @@ class Healer:
                 from viewfinder.core.element_sources import get_element_source
 
                 self._source = get_element_source("atspi", display=self.display)
-            tree: ElementTree = self._source.read()
+            tree = self._source.read()
         except ViewfinderError as exc:
             log.warning("heal: no accessibility tree on %s: %s", self.display, exc)
             self._source_failed = self._source is None
