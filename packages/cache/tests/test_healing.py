@@ -210,6 +210,20 @@ def test_a_recorder_session_of_the_form_heals_the_same_way(
     assert clicks == ["clicked Save", "clicked Go", "clicked Cancel"]
 
 
+def test_without_its_element_a_button_among_look_alikes_is_not_healed_by_picture(
+    display: Display, recorded: Path, tmp_path: Path
+) -> None:
+    # as if the app had exposed no tree: only the picture is left, and "Save" looks too
+    # much like "Support" and "Cancel" (blue, same size) for the place to be certain
+    cache = read_cache_file(recorded)
+    anchor = cache.trajectory[0].visual_element
+    assert anchor is not None
+    elsewhere = (("application", "another-app"), *anchor.path[1:])
+    cache.trajectory[0].visual_element = anchor.model_copy(update={"path": elsewhere})
+    save_cache_file(cache, tmp_path / "other.json")
+    assert_stopped_untouched(replay(display, tmp_path / "other.json", tmp_path, "moved"), 0)
+
+
 def test_a_removed_button_ends_in_needs_agent_with_nothing_clicked(
     display: Display, recorded: Path, tmp_path: Path
 ) -> None:
