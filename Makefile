@@ -6,6 +6,9 @@ UV := $(shell command -v uv 2>/dev/null || echo python3 -m uv)
 PYTEST_ARGS ?=
 # pytest-xdist workers for `make test` (0: one process); whole files go to a worker
 PYTEST_WORKERS ?= 2
+# askui's own reader, in a venv of its own, reads the cache files viewfinder writes (tests)
+ASKUI_VENV := .venv-askui
+ASKUI_VERSION := 0.48.0
 
 .PHONY: help setup demo test lint typecheck bench docs build clean
 
@@ -15,6 +18,8 @@ help: ## List the targets
 setup: ## Install missing system packages and uv, then the workspace (uv sync --frozen)
 	@scripts/setup-system.sh
 	@$(UV) sync --frozen --all-packages --quiet
+	@$(UV) venv --quiet --allow-existing --python 3.11 $(ASKUI_VENV)
+	@$(UV) pip install --quiet --python $(ASKUI_VENV)/bin/python askui==$(ASKUI_VERSION)
 
 demo: setup ## Run the demo: `viewfinder exec` on the code env examples, then every backend, into ./demo-output/
 	$(UV) run --frozen python examples/demo.py --out demo-output
