@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -66,31 +65,22 @@ def timed(function: Any) -> float:
 
 def gtk_samples(repeat: int) -> tuple[dict[str, list[float]], ElementTree]:
     samples: dict[str, list[float]] = {"atspi, a level at a time": [], "one question at a time": []}
-    with Display(640, 480, accessibility=True) as display:
-        app = subprocess.Popen(
-            ["/usr/bin/python3", str(GTK_FORM)],
-            env=display.env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        try:
-            assert app.stdout is not None and app.stdout.readline().strip() == "ready"
-            with get_element_source("atspi", display=display.name) as source:
-                tree = source.read()
-                import viewfinder.xvfb.atspi as atspi
+    with (
+        Display(640, 480, accessibility=True) as display,
+        LoggedApp(["/usr/bin/python3", str(GTK_FORM)], display.env()),
+        get_element_source("atspi", display=display.name) as source,
+    ):
+        tree = source.read()
+        import viewfinder.xvfb.atspi as atspi
 
-                for _ in range(repeat):
-                    samples["atspi, a level at a time"].append(timed(source.read))
-                    original = atspi.AtspiReader
-                    atspi.AtspiReader = OneAtATimeReader  # type: ignore[misc]
-                    try:
-                        samples["one question at a time"].append(timed(source.read))
-                    finally:
-                        atspi.AtspiReader = original  # type: ignore[misc]
-        finally:
-            app.kill()
-            app.wait()
+        for _ in range(repeat):
+            samples["atspi, a level at a time"].append(timed(source.read))
+            original = atspi.AtspiReader
+            atspi.AtspiReader = OneAtATimeReader  # type: ignore[misc]
+            try:
+                samples["one question at a time"].append(timed(source.read))
+            finally:
+                atspi.AtspiReader = original  # type: ignore[misc]
     return samples, tree
 
 

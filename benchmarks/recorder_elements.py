@@ -14,13 +14,13 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from viewfinder.core import elements
+from viewfinder.desktop.testing import LoggedApp
 from viewfinder.recorder import Recorder
 from viewfinder.recorder.pointer_elements import PointerElements
 from viewfinder.xvfb import Display
@@ -41,39 +41,30 @@ def samples(repeat: int) -> tuple[dict[str, list[float]], int]:
         "recorder.click(), naming the element": [],
         "the lookup alone": [],
     }
-    with Display(640, 480, accessibility=True) as display:
-        app = subprocess.Popen(
-            ["/usr/bin/python3", str(GTK_FORM)],
-            env=display.env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        try:
-            assert app.stdout is not None and app.stdout.readline().strip() == "ready"
-            tree = elements("atspi", display=display.name)
-            (save,) = [e for e in tree.walk() if e.name == "Save"]
-            assert save.box is not None
-            x, y = save.box.center.x, save.box.center.y
-            lookups, why = PointerElements.for_display(display.name)
-            assert lookups is not None, why
-            options = {"display": display.name}
-            with tempfile.TemporaryDirectory() as folder:
-                off = Recorder(Path(folder, "off"), "xvfb", backend_options=options, elements=False)
-                on = Recorder(Path(folder, "on"), "xvfb", backend_options=options)
-                with off, on:
-                    for _ in range(repeat):
-                        found["recorder.click(), no element (elements=False)"].append(
-                            timed(lambda: off.click(x, y))
-                        )
-                        found["recorder.click(), naming the element"].append(
-                            timed(lambda: on.click(x, y))
-                        )
-                        found["the lookup alone"].append(timed(lambda: lookups.at(x, y)))
-                lookups.close()
-        finally:
-            app.kill()
-            app.wait()
+    with (
+        Display(640, 480, accessibility=True) as display,
+        LoggedApp(["/usr/bin/python3", str(GTK_FORM)], display.env()),
+    ):
+        tree = elements("atspi", display=display.name)
+        (save,) = [e for e in tree.walk() if e.name == "Save"]
+        assert save.box is not None
+        x, y = save.box.center.x, save.box.center.y
+        lookups, why = PointerElements.for_display(display.name)
+        assert lookups is not None, why
+        options = {"display": display.name}
+        with tempfile.TemporaryDirectory() as folder:
+            off = Recorder(Path(folder, "off"), "xvfb", backend_options=options, elements=False)
+            on = Recorder(Path(folder, "on"), "xvfb", backend_options=options)
+            with off, on:
+                for _ in range(repeat):
+                    found["recorder.click(), no element (elements=False)"].append(
+                        timed(lambda: off.click(x, y))
+                    )
+                    found["recorder.click(), naming the element"].append(
+                        timed(lambda: on.click(x, y))
+                    )
+                    found["the lookup alone"].append(timed(lambda: lookups.at(x, y)))
+            lookups.close()
     return found, tree.count()
 
 
