@@ -50,6 +50,12 @@ class App:
         assert self.process.stdout is not None
         assert self.process.stdout.readline().strip() == "ready"
 
+    def said(self) -> str:
+        """The app's next line: waits for a click still on its way to the app
+        (pytest's timeout bounds the wait)."""
+        assert self.process.stdout is not None
+        return self.process.stdout.readline().strip()
+
     def close(self) -> list[str]:
         self.process.terminate()
         out, _ = self.process.communicate(timeout=10)
@@ -113,10 +119,13 @@ def test_replay_clicks_on_the_same_app_heals_a_moved_button_or_stops_without_hea
 ) -> None:
     context = ToolContext(display=display.name, workdir=cache_file.parent)
     app = App(display, BUTTON)
+    said = []
     try:
         done = call_tool("cache_replay", {"file": "go.json", "delay_between_actions": 0}, context)
+        assert done.structured is not None and done.structured["status"] == "COMPLETED", done.text
+        said = [app.said()]  # the click may still be on its way to the app
     finally:
-        said = app.close()
+        said += app.close()
     assert done.structured is not None and done.structured["status"] == "COMPLETED", done.text
     assert said == ["clicked"]
     (after,) = done.images
@@ -128,10 +137,7 @@ def test_replay_clicks_on_the_same_app_heals_a_moved_button_or_stops_without_hea
         healed = call_tool("cache_replay", {"file": "go.json"}, context)
         assert healed.structured is not None and healed.structured["status"] == "COMPLETED"
         assert [step["method"] for step in healed.structured["healed"]] == ["template"]
-        # the click may still be on its way to the app: wait for it (pytest's timeout
-        # bounds the wait)
-        assert moved.process.stdout is not None
-        said = [moved.process.stdout.readline().strip()]
+        said = [moved.said()]
     finally:
         said += moved.close()
     assert said == ["clicked"]  # the moved button, found by its picture

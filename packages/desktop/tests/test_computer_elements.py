@@ -203,6 +203,35 @@ def test_an_element_that_is_gone_is_a_typed_error_naming_it(form: Form) -> None:
     assert not form.tool({"action": "screenshot"}).is_error  # the tool goes on
 
 
+COVER = (
+    "import sys, tkinter; root = tkinter.Tk(); root.title('cover'); "
+    "root.geometry(sys.argv[1]); tkinter.Frame(root, background='#00ff00').pack("
+    "fill='both', expand=True); root.after(300, lambda: print('ready', flush=True)); "
+    "root.mainloop()"
+)
+
+
+def test_an_element_behind_another_window_is_not_clicked(form: Form) -> None:
+    tree = form.tool.read_elements()
+    (save,) = [e for e in tree.walk() if e.role == "push button" and e.name == "Save"]
+    assert save.box is not None
+    box = save.box
+    geometry = f"{box.width + 20}x{box.height + 20}+{box.x - 10}+{box.y - 10}"
+    form.app.said()
+    with LoggedApp([sys.executable, "-c", COVER, geometry], form.display.env()):
+        covered = form.tool({"action": "left_click", "element": save.ref})
+        assert covered.is_error and covered.error_type == "ElementCoveredError"
+        assert covered.error == (
+            f"element {save.ref} (push button 'Save') is behind window 'cover' at its middle, "
+            "so nothing was done; close or move that window, or act on an element of the "
+            "window in front"
+        )
+    assert form.app.said() == []  # the button under the window was not clicked
+    uncovered = form.tool({"action": "left_click", "element": save.ref})
+    assert not uncovered.is_error, uncovered.error
+    form.app.wait_for("clicked Save")
+
+
 @pytest.mark.parametrize(
     ("action", "wrong"),
     [

@@ -29,7 +29,7 @@ from .formats import (
 from .lease import DisplaySource, parse_size
 from .results import ComputerResult
 from .scaling import TARGETS, Scaling, ScalingError
-from .screen_elements import ElementGoneError
+from .screen_elements import ElementCoveredError, ElementGoneError
 from .screenshot_tool import ScreenshotInput
 from .settle import (
     DamageChanges,
@@ -66,6 +66,7 @@ __all__ = [
     "DesktopNotFoundError",
     "DesktopRecord",
     "DisplaySource",
+    "ElementCoveredError",
     "ElementGoneError",
     "PolledChanges",
     "ResultFormatError",

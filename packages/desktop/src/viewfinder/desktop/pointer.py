@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 from typing import TYPE_CHECKING, Any
 
 from viewfinder.core import DisplayGoneError
@@ -14,8 +13,10 @@ if TYPE_CHECKING:
 
 #: A drag along a path moves at most this many screen pixels between two motion events.
 DRAG_STEP_PX = 25
-#: ... and rests this long on each point of the path: toolkits merge motion events that
-#: queue up (Tk keeps only the last), and a corner of the path must not be merged away.
+#: ... and at each point waits for the app under the pointer to have handled the motions
+#: (XInput.await_pointer_app), or rests this long where it cannot be asked: toolkits
+#: merge motion events that queue up (Tk keeps only the last), and a corner of the path
+#: must not be merged away.
 PATH_DWELL_S = 0.02
 
 
@@ -57,5 +58,5 @@ def drag_along(controls: XInput, path: list[tuple[int, int]]) -> None:
         steps = max(1, min(10, math.ceil(math.dist((x0, y0), (x1, y1)) / DRAG_STEP_PX)))
         for step in range(1, steps + 1):
             controls.move(x0 + (x1 - x0) * step // steps, y0 + (y1 - y0) * step // steps)
-        time.sleep(PATH_DWELL_S)
+        controls.await_pointer_app(PATH_DWELL_S)
     controls.mouse_up("left", *path[-1])

@@ -19,7 +19,7 @@ with the read's error.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from viewfinder.core import Event, EventKind, ViewfinderError
 from viewfinder.core.element import Element, ElementTree
@@ -76,6 +76,25 @@ class ElementGoneError(ViewfinderError, LookupError):
         )
 
 
+class ElementCoveredError(ViewfinderError, LookupError):
+    """An action named an element whose middle another window covers: a click there
+    would land on that window, so nothing is done.
+
+    ``ref`` and ``element`` name it; ``window`` is the title of the window in front.
+    """
+
+    def __init__(self, ref: str, element: Element, window: str) -> None:
+        self.ref = ref
+        self.element = element
+        self.window = window
+        named = f"{element.role} {element.name!r}" if element.name else element.role
+        front = f"window {window!r}" if window else "another window"
+        super().__init__(
+            f"element {ref} ({named}) is behind {front} at its middle, so nothing was done; "
+            "close or move that window, or act on an element of the window in front"
+        )
+
+
 def snapshot_tokens(budget: ResultBudget) -> int:
     """The tokens a snapshot may take in a result of ``budget``'s client: at most
     :data:`SNAPSHOT_TOKENS`, and at most a quarter of the client's text."""
@@ -110,6 +129,7 @@ class ScreenElements:
         self._source = source
         self._owned = source is None
         self._known: dict[str, Element] = {}
+        self._x: Any = None  # an X connection: which window is in front of an element
 
     def wanted(self, asked: bool | None) -> bool:
         """Whether a result carries the elements: as the action asked, else the option."""
@@ -138,13 +158,25 @@ class ScreenElements:
 
     def centre(self, tree: ElementTree, ref: str) -> tuple[int, int]:
         """The screen point at the middle of element ``ref``'s box in ``tree``;
-        :class:`ElementGoneError` when the tree has no visible element ``ref``."""
+        :class:`ElementGoneError` when the tree has no visible element ``ref``,
+        :class:`ElementCoveredError` when another window is in front of that point."""
         element = tree.find(ref)
         if element is None or not element.visible or element.box is None:
             why_none = tree.reason if not tree.roots else ""
             raise ElementGoneError(ref, element or self._known.get(ref), why_none)
         box = element.box
-        return (box.x + box.width // 2, box.y + box.height // 2)
+        x, y = box.x + box.width // 2, box.y + box.height // 2
+        if tree.source == SOURCE:  # its boxes are this display's: ask its X server
+            from viewfinder.xvfb.top_window import shows, window_at
+
+            if self._x is None:
+                from viewfinder.xvfb.connection import open_display
+
+                self._x = open_display(self.display_name)
+            front = window_at(self._x, x, y)
+            if front is not None and not shows(front, tree, element):
+                raise ElementCoveredError(ref, element, front.title)
+        return (x, y)
 
     def anchored(self, event: Event, tree: ElementTree | None) -> Event:
         """``event`` with the element under its point (a drag: where it starts) from
@@ -169,6 +201,11 @@ class ScreenElements:
         source, self._source = self._source, None
         if source is not None and self._owned:
             source.close()
+        if self._x is not None:
+            from viewfinder.xvfb.connection import close_quietly
+
+            close_quietly(self._x)
+            self._x = None
 
 
 def read_or_reason(source: ElementSource) -> ElementTree:

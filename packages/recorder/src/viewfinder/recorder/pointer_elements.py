@@ -20,7 +20,7 @@ person saw it, unless the application changed under the pointer within those
 milliseconds (a popup that opens on the press itself).
 
 The tree does not know which window is in front: an element is kept only when its
-window is the one the X server shows at the point (:mod:`viewfinder.recorder.top_window`),
+window is the one the X server shows at the point (:mod:`viewfinder.xvfb.top_window`),
 so a click on a Tk window lying over a GTK button is not taken for a click on the button.
 
 A read that fails or times out leaves the element out and is logged once; after a
@@ -154,18 +154,11 @@ class PointerElements:
         return anchor
 
     def _in_front(self, tree: ElementTree, element: Element, x: int, y: int) -> bool:
-        """Whether ``element``'s window is the one in front at the point: its title
-        names that window, or its box is that window's inside."""
-        from viewfinder.recorder.top_window import window_at
+        """Whether ``element``'s window is the one in front at the point."""
+        from viewfinder.xvfb.top_window import shows, window_at
 
         front = window_at(self._conn, x, y)
-        if front is None:
-            return False
-        placed = [above for above in (*tree.ancestors(element), element) if above.box]
-        if not placed:
-            return False
-        window = placed[0]  # the application has no box; its window has
-        return bool(window.name and window.name == front.title) or window.box == front.box
+        return front is not None and shows(front, tree, element)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):

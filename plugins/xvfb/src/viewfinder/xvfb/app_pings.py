@@ -48,10 +48,14 @@ class AppPings:
         self._windows: dict[int, int] = {}  # ping number -> the window it went to
         self._tag = random.getrandbits(31)  # tells our answers from other senders' ones
 
-    def send(self) -> int | None:
-        """Ping the focused window's app; its number, or None when no window has the focus."""
+    def send(self, window: int | None = None) -> int | None:
+        """Ping the app of ``window`` (default: the focused window); its number, or None
+        when there is no such window."""
         self._drain()
-        focus = self._conn.get_input_focus().focus
+        if window is None:
+            focus = self._conn.get_input_focus().focus
+        else:
+            focus = self._conn.create_resource_object("window", window)
         if not hasattr(focus, "id") or focus.id == self._root.id:
             return None
         self._sent += 1
@@ -79,6 +83,24 @@ class AppPings:
             if left <= 0:
                 return False
             select.select([self._conn.fileno()], [], [], left)
+
+    def window_under_pointer(self) -> int | None:
+        """The application window the pointer is over (the client window inside a
+        window manager's frame, the one with ``WM_STATE``), or None over the bare root."""
+        try:
+            child = self._root.query_pointer().child
+            if not child:
+                return None
+            state = self._conn.intern_atom("WM_STATE")
+            candidates = [child]
+            for _ in range(3):  # frame -> (decoration ->) client: a few levels at most
+                for window in candidates:
+                    if window.get_full_property(state, X.AnyPropertyType) is not None:
+                        return int(window.id)
+                candidates = [c for window in candidates for c in window.query_tree().children]
+        except Xlib.error.XError:  # a window went away meanwhile
+            return None
+        return int(child.id)  # no window manager: the top-level window is the app's
 
     def close(self) -> None:
         close_quietly(self._conn)

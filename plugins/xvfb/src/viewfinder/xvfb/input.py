@@ -42,6 +42,8 @@ FLUSH_EVERY = 512
 #: The pause before changing a keycode when no app can be asked whether it handled
 #: the keys typed with it (no focus, or an app that let a ping go unanswered).
 _UNANSWERED_WAIT_S = 0.05
+#: The longest wait for the app under the pointer to answer a ping after a motion.
+_MOTION_PONG_TIMEOUT_S = 0.5
 
 
 def _chord(keys: str | Sequence[str]) -> list[str]:
@@ -81,6 +83,7 @@ class XInput:
         self._pings: AppPings | None = None
         self._last_ping: dict[int, int | None] = {}  # remapped code -> ping sent after its use
         self._app_answers = True  # False once the focused app let a ping go unanswered
+        self._pointer_app_answers = True  # ... and the app under the pointer
 
     # -- pointer ----------------------------------------------------------------------
 
@@ -348,6 +351,25 @@ class XInput:
         if self._pings is None:
             self._pings = AppPings(self.display_name)
         return self._pings
+
+    def await_pointer_app(self, fallback_s: float) -> None:
+        """Wait until the app under the pointer has handled the input sent so far.
+
+        A ping sent to its window after the motions is queued behind them, and its
+        answer comes once they were handled. It also keeps them apart: toolkits fold a
+        motion into the next one queued right behind it (Tk keeps only the last), and a
+        corner of a drag's path folded away is a corner the app never saw. An app that
+        cannot be asked (over the bare root, or it let a ping go unanswered for
+        :data:`_MOTION_PONG_TIMEOUT_S`) gets ``fallback_s`` of sleep instead.
+        """
+        with self._lock:
+            self._conn.sync()  # the motions reach the server before the ping does
+            pings = self._app_pings()
+            number = pings.send(pings.window_under_pointer()) if self._pointer_app_answers else None
+        if number is None:
+            time.sleep(fallback_s)
+            return
+        self._pointer_app_answers = pings.wait(number, _MOTION_PONG_TIMEOUT_S)
 
     # -- events --------------------------------------------------------------------------
 

@@ -2,8 +2,9 @@
 
 An accessibility tree holds only the applications that expose one, and says nothing of
 which window is in front: a Tk window over a GTK one leaves the GTK button under it in
-the tree. The recorder asks the server which top-level window is on top at the point,
-and keeps an element only when it belongs to that window.
+the tree. :func:`window_at` asks the server which top-level window is on top at a
+point and :func:`shows` whether it is an element's own: the recorder keeps an element
+only then, and the ComputerTool clicks an element only then.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from Xlib import X
 from Xlib.error import XError
 
 from viewfinder.core import Region
+from viewfinder.core.element import Element, ElementTree
 
 #: How deep below a top-level window its client (the window with the title) may be:
 #: a window manager puts each client in a frame of its own, and some frame it twice.
@@ -51,6 +53,17 @@ def window_at(conn: Any, x: int, y: int) -> TopWindow | None:
         box = Region(x=origin.x, y=origin.y, width=inside.width, height=inside.height)
         return TopWindow(title, box)
     return None
+
+
+def shows(front: TopWindow, tree: ElementTree, element: Element) -> bool:
+    """Whether ``front`` is the window of ``element`` (of ``tree``): the title of the
+    element's window (its first placed element: an application has no box) names it, or
+    that element's box is ``front``'s inside."""
+    placed = [above for above in (*tree.ancestors(element), element) if above.box]
+    if not placed:
+        return False
+    window = placed[0]
+    return bool(window.name and window.name == front.title) or window.box == front.box
 
 
 def _client(conn: Any, window: Any, depth: int) -> tuple[Any, str] | None:
