@@ -28,29 +28,54 @@ def tool(form_screen: Any) -> Iterator[ComputerTool]:
         yield computer
 
 
-def canvas_clicks(tool: ComputerTool, form: Any, trials: int) -> list[bool]:
-    """Click the canvas ``trials`` times; for each, whether the returned image shows the
-    repaint the form draws 150 ms after the click (and nothing else changes)."""
+def canvas_clicks(tool: ComputerTool, form: Any, trials: int, *, follow: bool = True) -> list[str]:
+    """Click the canvas ``trials`` times, each once the last repaint is drawn; for each,
+    where the repaint the form draws 150 ms after the click (and nothing else changes)
+    showed: ``"shown"`` in the click's
+    own result, ``"late"`` as the late change the next result reports (its ``before``
+    frame; ``follow`` adds a last action for the last click), else ``"missed: "`` and
+    what the tool said."""
     canvas = list(tool.scaling.to_model(*form.centre("canvas")))
     tool({"action": "mouse_move", "coordinate": canvas})  # the pointer rests on the canvas
     painted = form.wait_for(lambda s: s["canvas"]["painted"] == s["canvas"]["clicks"] and s, "idle")
     count = painted["canvas"]["painted"]
-    seen = []
+    results = []
     for trial in range(trials):
         result = tool({"action": "left_click", "coordinate": canvas})
         assert not result.is_error, result.error
         assert result.screenshot is not None and result.settle is not None
-        seen.append(result.screenshot.pixel(*canvas) == CANVAS[(count + trial) % 2])
-    form.wait_for(lambda s: s["canvas"]["painted"] == count + trials, "every repaint")
-    return seen
+        results.append(result)
+        # the next click only once this one's repaint is drawn: a repaint still to come
+        # when the next action starts would be taken for that action's own change
+        done = count + trial + 1
+        form.wait_for(lambda s, done=done: s["canvas"]["painted"] == done, "the repaint")
+    if follow:
+        results.append(tool({"action": "wait", "duration": 0.05}))
+    outcomes = []
+    for trial in range(trials):
+        colour = CANVAS[(count + trial) % 2]
+        result = results[trial]
+        later = results[trial + 1].before if trial + 1 < len(results) else None
+        if result.screenshot is not None and result.screenshot.pixel(*canvas) == colour:
+            outcomes.append("shown")
+        elif later is not None and later.pixel(*canvas) == colour:
+            outcomes.append("late")
+        else:
+            outcomes.append(f"missed: {result.text}")
+    return outcomes
 
 
-def test_a_widget_repainting_150_ms_after_the_click_shows_in_100_of_100_results(
+def test_a_repaint_150_ms_after_the_click_is_in_its_result_or_reported_late_never_lost(
     tool: ComputerTool, form_screen: Any
 ) -> None:
+    """On a quiet machine all 100 show in their own result (docs/benchmarks.md, desktop:
+    20 of 20 there); a machine loaded enough to hold the form's 150 ms timer past the
+    0.5 s wait for a first change gets that repaint as the late change of the next
+    result, with its frame. None may be lost."""
     assert tool.settle_method == "damage"
-    seen = canvas_clicks(tool, form_screen, TRIALS)
-    assert seen.count(True) == TRIALS, f"{seen.count(False)} results showed the old canvas"
+    outcomes = canvas_clicks(tool, form_screen, TRIALS)
+    missed = [outcome for outcome in outcomes if outcome.startswith("missed")]
+    assert missed == [], f"{len(missed)} repaints lost: {missed}"
 
 
 def test_polling_sees_the_late_repaint_too(form_screen: Any) -> None:
@@ -58,14 +83,16 @@ def test_polling_sees_the_late_repaint_too(form_screen: Any) -> None:
         form_screen.display, target="XGA", settle=SettleOptions(method="poll")
     ) as polled:
         assert polled.settle_method == "poll"
-        assert all(canvas_clicks(polled, form_screen, 5))
+        outcomes = canvas_clicks(polled, form_screen, 5)
+        assert not [outcome for outcome in outcomes if outcome.startswith("missed")], outcomes
 
 
 def test_an_effect_later_than_the_change_timeout_is_missed(form_screen: Any) -> None:
     """What change_timeout means: the wait for the first change ends there."""
     hasty = SettleOptions(change_timeout=0.02, quiet=0.02, timeout=0.5)
     with ComputerTool(form_screen.display, target="XGA", settle=hasty) as tool:
-        assert canvas_clicks(tool, form_screen, 1) == [False]
+        (outcome,) = canvas_clicks(tool, form_screen, 1, follow=False)
+        assert outcome.startswith("missed: left_click at"), outcome
         result = tool({"action": "wait", "duration": 0.3})  # the repaint is drawn meanwhile
         canvas = tool.scaling.to_model(*form_screen.centre("canvas"))
         painted = form_screen.state()["canvas"]["painted"]

@@ -275,6 +275,7 @@ class ComputerTool:
             time.monotonic() if waited else started,
             expect_change=not waited,
             typed=len(action.text or "") if event.kind is EventKind.TYPE else 0,
+            handled=None if waited else self._ask_handled(event, path),
         )
         late = before.late
         shared = 1 + (late is not None) + action.set_of_mark  # images the result carries
@@ -356,6 +357,14 @@ class ComputerTool:
             error=message,
             error_type=type(error).__name__,
         )
+
+    def _ask_handled(self, event: Event, path: list[tuple[int, int]] | None) -> Any:
+        """A ping behind the action to the app it went to (None: none can be asked): a
+        busy app's late effect is then waited for (:func:`~viewfinder.desktop.settle`)."""
+        try:
+            return self._backend.input.ask_handled(pointer=event.is_pointer or bool(path))
+        except ViewfinderError:
+            return None  # the display's trouble shows in the grab that follows
 
     def _perform(self, event: Event, path: list[tuple[int, int]] | None) -> None:
         if path is None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from viewfinder.core.screenshot import utc_now
 from viewfinder.desktop.changes import changed_box, changed_pixels
 from viewfinder.desktop.settle import (
+    InputHandled,
     SettleMemory,
     SettleOptions,
     SettleReport,
@@ -135,9 +136,10 @@ class ScreenFrames:
         *,
         expect_change: bool,
         typed: int = 0,
+        handled: InputHandled | None = None,
     ) -> tuple[SettleReport, Image.Image, datetime]:
         """Wait until the screen settled after an action begun at ``started`` (monotonic),
-        then grab it once: the report and the frame."""
+        then grab it once: the report and the frame. ``handled``: see :func:`settle`."""
 
         def measure() -> int:
             frame, _ = self.grab()
@@ -151,6 +153,7 @@ class ScreenFrames:
             measure=measure,
             hold=self.memory.hold(self.options) if expect_change else 0.0,
             typed=typed,
+            handled=handled,
         )
         frame, at = self.grab()
         self._shown = (frame, started, started + report.waited_s)

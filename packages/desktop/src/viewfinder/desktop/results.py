@@ -98,12 +98,22 @@ def describe_action(action: Action) -> str:
 
 def describe_settle(report: SettleReport) -> str:
     """How the wait after an action went, for the model."""
+    if not report.handled:
+        return (
+            f"the app had not handled the action by the {report.deadline_s:g} s deadline "
+            "(it is busy or hung); no change on the screen yet"
+        )
+    busy = (
+        f" (the app was busy: it handled the action after {report.busy_s:.2f} s)"
+        if report.busy_s is not None
+        else ""
+    )
     if not report.changed:
-        return f"no change on the screen within {report.waited_s:.2f} s"
+        return f"no change on the screen within {report.waited_s:.2f} s{busy}"
     if not report.settled:
         return (
             f"the screen was still changing at the {report.deadline_s:g} s deadline; "
             f"this is how it looked after {report.waited_s:.2f} s"
         )
     small = " (a small change only)" if report.small else ""
-    return f"the screen changed{small} and settled after {report.waited_s:.2f} s"
+    return f"the screen changed{small} and settled after {report.waited_s:.2f} s{busy}"

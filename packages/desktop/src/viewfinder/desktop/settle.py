@@ -40,7 +40,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -142,6 +142,20 @@ class SettleReport(BaseModel):
     small: bool = False
     held_s: float = 0.0
     deadline_s: float = 0.0
+    #: when the app, busy, handled the action (seconds from the action's start); None
+    #: when it had handled it within the wait for the first change, or was not asked
+    busy_s: float | None = None
+    #: False when the app was asked and had not handled the action by the deadline
+    handled: bool = True
+
+
+class InputHandled(Protocol):
+    """Whether the app an action went to has handled it (a ping queued behind the
+    action: :meth:`viewfinder.xvfb.input.XInput.ask_handled`)."""
+
+    def answered(self) -> bool: ...
+
+    def wait(self, timeout: float) -> bool: ...
 
 
 class SettleMemory:
@@ -186,6 +200,7 @@ def settle(
     measure: Callable[[], int] | None = None,
     hold: float = 0.0,
     typed: int = 0,
+    handled: InputHandled | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> SettleReport:
     """Wait until the screen has settled after an action (see the module docstring).
@@ -196,7 +211,11 @@ def settle(
     ``measure()``: after a change, how many pixels differ from the frame before the
     action (None: every change counts as big). ``hold``: the least wait
     (:meth:`SettleMemory.hold`). ``typed``: characters typed by the action (their wait
-    grows, and a small change is enough).
+    grows, and a small change is enough). ``handled``: asks the app whether it has
+    handled the action; when nothing changed by the first-change wait and the app has
+    not (a busy app, a loaded machine: its effect cannot have been drawn yet), the wait
+    goes on until it has, then ``change_timeout`` more for the change, all within the
+    deadline.
     """
     start = clock() if started is None else started
     extra = typed * options.per_character
@@ -207,6 +226,8 @@ def settle(
     waits_for_big = expect_change and measure is not None and not typed
     big = not waits_for_big
     seen = 0
+    busy_at: float | None = None
+    answered = True
 
     def report(settled: bool) -> SettleReport:
         return SettleReport(
@@ -218,11 +239,23 @@ def settle(
             small=seen > 0 and not big,
             held_s=round(max(0.0, hold_until - start), 4),
             deadline_s=round(deadline - start, 4),
+            busy_s=None if busy_at is None else round(busy_at - start, 4),
+            handled=answered,
         )
 
     if expect_change:
         if not changes.wait(max(0.0, first_by - clock())):
-            return report(settled=True)
+            if handled is None or handled.answered():
+                return report(settled=True)
+            # The app has not handled the action yet: nothing it draws for it can be on
+            # the screen. Wait until it has, then for its change as right after an action.
+            answered = handled.wait(max(0.0, deadline - clock()))
+            busy_at = clock()
+            if not answered:
+                return report(settled=True)
+            first_by = min(deadline, busy_at + options.change_timeout + extra)
+            if not changes.wait(max(0.0, first_by - clock())):
+                return report(settled=True)
         seen = 1
     changed_at = clock()
     fresh = seen > 0

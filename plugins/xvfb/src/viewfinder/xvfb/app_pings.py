@@ -69,15 +69,16 @@ class AppPings:
         self._conn.flush()
         return self._sent
 
-    def wait(self, number: int, timeout: float = PONG_TIMEOUT_S) -> bool:
+    def wait(self, number: int, timeout: float = PONG_TIMEOUT_S, *, keep: bool = False) -> bool:
         """Wait until ping ``number`` (and so every one before) was answered, or its
         window is gone (its app closed: its keys wait nowhere); False when ``timeout``
-        seconds passed first."""
+        seconds passed first. ``keep``: the ping may be waited for again."""
         deadline = time.monotonic() + timeout
-        window = self._windows.pop(number, None)
+        window = self._windows.get(number) if keep else self._windows.pop(number, None)
         while True:
             self._drain()
             if self._answered >= number or (window is not None and self._gone(window)):
+                self._windows.pop(number, None)
                 return True
             left = deadline - time.monotonic()
             if left <= 0:
@@ -122,3 +123,5 @@ class AppPings:
                 and received.data[1][3] == self._tag
             ):
                 self._answered = max(self._answered, int(received.data[1][1]))
+                for number in [n for n in self._windows if n <= self._answered]:
+                    del self._windows[number]  # answered: nobody needs its window

@@ -14,7 +14,7 @@ import contextlib
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from Xlib import X
 from Xlib.ext import xtest
@@ -371,6 +371,29 @@ class XInput:
             return
         self._pointer_app_answers = pings.wait(number, _MOTION_PONG_TIMEOUT_S)
 
+    def ask_handled(self, *, pointer: bool) -> HandledCheck | None:
+        """Ask the app the input sent so far went to whether it has handled it: a ping
+        queued behind that input, to the app under the pointer (``pointer``) or the one
+        with the focus. The check tells when the answer comes (see :class:`HandledCheck`).
+        None when no app can be asked: over the bare root, no focus, or the app let an
+        earlier ping go unanswered."""
+        with self._lock:
+            if not (self._pointer_app_answers if pointer else self._app_answers):
+                return None
+            self._conn.sync()  # the input reaches the server before the ping does
+            pings = self._app_pings()
+            number = pings.send(pings.window_under_pointer() if pointer else None)
+        if number is None:
+            return None
+
+        def unanswered() -> None:
+            if pointer:
+                self._pointer_app_answers = False
+            else:
+                self._app_answers = False
+
+        return HandledCheck(pings, number, unanswered)
+
     # -- events --------------------------------------------------------------------------
 
     def perform(self, event: Event) -> None:
@@ -546,6 +569,36 @@ class XInput:
 
     def _sync(self) -> None:
         self._conn.sync()
+
+
+class HandledCheck:
+    """Whether an app has handled the input sent before a ping (:meth:`XInput.ask_handled`).
+
+    :meth:`answered` looks without waiting; :meth:`wait` waits up to ``timeout`` seconds
+    for the answer. An app that lets a wait of at least :data:`SILENT_AFTER_S` go by
+    unanswered is asked no more by that XInput (it may not answer pings at all).
+    """
+
+    #: An unanswered wait this long marks the app as one that does not answer.
+    SILENT_AFTER_S = 1.0
+
+    def __init__(self, pings: AppPings, number: int, unanswered: Callable[[], None]) -> None:
+        self._pings = pings
+        self._number = number
+        self._unanswered = unanswered
+        self._done = False
+
+    def answered(self) -> bool:
+        """True when the app has answered (it handled the input before the ping)."""
+        return self.wait(0.0)
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the answer; True once it came."""
+        if not self._done:
+            self._done = self._pings.wait(self._number, max(0.0, timeout), keep=True)
+            if not self._done and timeout >= self.SILENT_AFTER_S:
+                self._unanswered()
+        return self._done
 
 
 def _xy(point: Point | None) -> tuple[int | None, int | None]:
