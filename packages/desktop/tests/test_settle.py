@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from viewfinder.core.testing import wait_until
 from viewfinder.desktop import (
     ComputerTool,
     DamageChanges,
@@ -39,16 +40,20 @@ def canvas_clicks(tool: ComputerTool, form: Any, trials: int, *, follow: bool = 
     tool({"action": "mouse_move", "coordinate": canvas})  # the pointer rests on the canvas
     painted = form.wait_for(lambda s: s["canvas"]["painted"] == s["canvas"]["clicks"] and s, "idle")
     count = painted["canvas"]["painted"]
+    screen, centre = form.display.backend(), form.centre("canvas")
     results = []
     for trial in range(trials):
         result = tool({"action": "left_click", "coordinate": canvas})
         assert not result.is_error, result.error
         assert result.screenshot is not None and result.settle is not None
         results.append(result)
-        # the next click only once this one's repaint is drawn: a repaint still to come
-        # when the next action starts would be taken for that action's own change
+        # the next click only once this one's repaint is on the screen (the app says it
+        # painted before the X server may have drawn it): a repaint still to come when
+        # the next action starts would be taken for that action's own change
         done = count + trial + 1
         form.wait_for(lambda s, done=done: s["canvas"]["painted"] == done, "the repaint")
+        colour = CANVAS[(count + trial) % 2]
+        wait_until(lambda c=colour: screen.capture().pixel(*centre) == c, "the repaint drawn")
     if follow:
         results.append(tool({"action": "wait", "duration": 0.05}))
     outcomes = []
