@@ -39,6 +39,7 @@ BENCHMARKS = [
     "elements",
     "recorder_elements",
     "healing",
+    "settle_ping",
 ]
 DOC = ROOT / "docs" / "benchmarks.md"
 MARKER = "<!-- section: {} -->"
