@@ -23,6 +23,7 @@ canvas.pack()
 square = canvas.create_rectangle(0, 90, 40, 130, fill="white", width=0)
 root.update()
 
+asked = time.time()
 start_recording()  # noqa: F821 - provided by the code env
 started = time.time()
 phases = []
@@ -38,4 +39,14 @@ for colour in COLOURS:
         time.sleep(0.02)
 stopped = time.time()
 video = stop_recording()  # noqa: F821
-print(json.dumps({"phases": phases, "recorded_s": stopped - started, "video": video}))
+done = time.time()
+print(
+    json.dumps(
+        {
+            "phases": phases,
+            "recorded_s": stopped - started,  # start_recording() returned .. stop called
+            "outer_s": done - asked,  # start_recording() called .. stop returned
+            "video": video,
+        }
+    )
+)
