@@ -148,23 +148,18 @@ def tool_on_chromium(repeat: int) -> tuple[dict[str, list[float]], ComputerResul
         Display(1280, 800, accessibility=True) as display,
         serve_pages({"/page": page_of_200()}) as base,
     ):
-        saved = dict(os.environ)
-        os.environ.update(display.env())  # Chromium joins the display's accessibility bus
-        try:
-            browser = launch_chromium(
-                headless=False,
-                width=1280,
-                height=800,
-                extra_args=[
-                    f"--display={display.name}",
-                    *BROWSER_FLAGS,
-                    "--force-renderer-accessibility",
-                    f"{base}/page",
-                ],
-            )
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
+        browser = launch_chromium(
+            headless=False,
+            width=1280,
+            height=800,
+            extra_args=[
+                f"--display={display.name}",
+                *BROWSER_FLAGS,
+                "--force-renderer-accessibility",
+                f"{base}/page",
+            ],
+            env=display.env(),  # Chromium joins the display's accessibility bus
+        )
         try:
             deadline = time.monotonic() + 30
             with get_element_source("atspi", display=display.name) as source:

@@ -8,7 +8,6 @@ test sees what was clicked and that nothing else was.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 
@@ -43,22 +42,17 @@ PAGE = """<!doctype html><title>clicks:</title>
 @pytest.fixture(scope="module")
 def screen() -> Iterator[tuple[Display, ChromiumProcess]]:
     with Display(800, 600, accessibility=True) as display, serve_pages({"/": PAGE}) as base:
-        saved = dict(os.environ)
-        os.environ.update(display.env())  # Chromium joins the display's accessibility bus
-        try:
-            browser = launch_chromium(
-                headless=False,
-                width=800,
-                height=600,
-                extra_args=[
-                    "--window-position=0,0",
-                    "--force-renderer-accessibility",
-                    f"{base}/",
-                ],
-            )
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
+        browser = launch_chromium(
+            headless=False,
+            width=800,
+            height=600,
+            extra_args=[
+                "--window-position=0,0",
+                "--force-renderer-accessibility",
+                f"{base}/",
+            ],
+            env=display.env(),  # Chromium joins the display's accessibility bus
+        )
         try:
             yield display, browser
         finally:

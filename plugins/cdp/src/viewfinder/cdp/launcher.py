@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from viewfinder.cdp.errors import ChromiumLaunchError
@@ -164,8 +164,12 @@ def launch_chromium(
     extra_args: Sequence[str] = (),
     timeout: float = 30.0,
     executable: str | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> ChromiumProcess:
     """Start Chromium with remote debugging on 127.0.0.1 and a fresh temporary profile.
+
+    ``env``: the environment it runs in (default ``os.environ``), e.g. a display's
+    ``display.env()`` to show it there with the display's accessibility buses.
 
     Returns once the DevTools endpoint is up (at most ``timeout`` seconds). Raises
     :class:`DependencyMissingError` when no Chromium is installed and
@@ -175,7 +179,7 @@ def launch_chromium(
     root = _make_root()
     profile = root / "profile"
     profile.mkdir()
-    env = dict(os.environ)
+    env = dict(os.environ if env is None else env)
     env["XDG_CONFIG_HOME"] = str(root / "config")
     env["XDG_CACHE_HOME"] = str(root / "cache")
     # Chromium's own temporary files, among them its singleton socket, go here too.
