@@ -221,10 +221,13 @@ def test_an_element_behind_another_window_is_not_clicked(form: Form) -> None:
     with LoggedApp([sys.executable, "-c", COVER, geometry], form.display.env()):
         covered = form.tool({"action": "left_click", "element": save.ref})
         assert covered.is_error and covered.error_type == "ElementCoveredError"
-        assert covered.error == (
-            f"element {save.ref} (push button 'Save') is behind window 'cover' at its middle, "
-            "so nothing was done; close or move that window, or act on an element of the "
-            "window in front"
+        assert (covered.error or "").startswith(
+            f"element {save.ref} (push button 'Save') cannot be acted on at its middle: "
+            "window 'cover' ("
+        )
+        assert (covered.error or "").endswith(
+            "of another application is in front there; nothing was done. Close or move "
+            "what is in front, or act on an element that shows"
         )
     assert form.app.said() == []  # the button under the window was not clicked
     uncovered = form.tool({"action": "left_click", "element": save.ref})

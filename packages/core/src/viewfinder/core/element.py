@@ -75,6 +75,10 @@ class Element(BaseModel):
     - ``states``: lower-case names (``"focused"``, ``"visible"``, ``"showing"``,
       ``"enabled"``, ``"checked"``, ...).
     - ``parent``: the ref of the element containing it (None at the top).
+    - ``pid``: the process that draws it, on an application element (a desktop tree's
+      roots: the accessibility bus knows each application's process); None elsewhere.
+      Where an action lands is checked against the X server's owner of the window
+      there, never against a title.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -86,6 +90,7 @@ class Element(BaseModel):
     states: frozenset[str] = frozenset()
     box: Region | None = None
     parent: str | None = None
+    pid: int | None = None
     children: tuple[Element, ...] = ()
 
     @property
@@ -139,15 +144,18 @@ class ElementTree(BaseModel):
         """How many elements this read holds."""
         return sum(1 for _ in self.walk())
 
-    def element_at(self, x: int, y: int) -> Element | None:
+    def element_at(self, x: int, y: int, within: Element | None = None) -> Element | None:
         """The element a pointer at screen point (``x``, ``y``) acts on, or None.
 
         The deepest visible element whose box holds the point; when it is not one an
         agent acts on (a label inside a button), the nearest interactive element above
         it that holds the point instead. Of two windows that both hold it, the later
-        root wins (the one read last is usually on top).
+        root wins (the one read last is usually on top): a caller that knows which
+        window is in front (the X server does) passes it as ``within``, and only that
+        element's subtree is searched.
         """
-        best = next((hit for root in reversed(self.roots) if (hit := _hits(root, x, y))), None)
+        tops = (within,) if within is not None else tuple(reversed(self.roots))
+        best = next((hit for top in tops if (hit := _hits(top, x, y))), None)
         if best is None:
             return None
         for element in reversed(best):
@@ -163,6 +171,22 @@ class ElementTree(BaseModel):
             if chain:
                 return chain[:-1]
         return ()
+
+    def application(self, element: Element) -> Element:
+        """The top-level element ``element`` belongs to (its application on a desktop)."""
+        above = self.ancestors(element)
+        return above[0] if above else element
+
+    def window_of(self, element: Element) -> Element | None:
+        """The outermost placed element holding ``element`` (its window on a desktop:
+        an application has no box), or None when neither it nor any above has one."""
+        return next((e for e in (*self.ancestors(element), element) if e.box is not None), None)
+
+    def names(self, element: Element, anchor: ElementAnchor) -> bool:
+        """Whether ``element`` is the one ``anchor`` recorded: the same role and name
+        under the same path of roles and names."""
+        path = tuple((above.role, above.name) for above in self.ancestors(element))
+        return (element.role, element.name, path) == (anchor.role, anchor.name, anchor.path)
 
     def anchor(self, element: Element) -> ElementAnchor:
         """What a recording keeps of ``element`` to find it again in another read."""
@@ -187,7 +211,7 @@ class ElementTree(BaseModel):
                     and element.role == anchor.role
                     and element.name == anchor.name
                     and tuple((e.role, e.name) for e in chain[:-1]) == anchor.path
-                ):
+                ):  # the same test as names(), without walking up again
                     found.append(element)
         return found
 

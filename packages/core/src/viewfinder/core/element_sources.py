@@ -59,6 +59,8 @@ class ElementNode:
     states: frozenset[str] = frozenset()
     box: Region | None = None
     children: list[ElementNode] = field(default_factory=list)
+    #: the process behind an application node (see :attr:`Element.pid`)
+    pid: int | None = None
 
 
 @dataclass
@@ -113,6 +115,7 @@ class RefTable:
                     states=node.states,
                     box=node.box,
                     parent=parent,
+                    pid=node.pid,
                     children=self._build(node.children, path, ref),
                 )
             )

@@ -77,21 +77,24 @@ class ElementGoneError(ViewfinderError, LookupError):
 
 
 class ElementCoveredError(ViewfinderError, LookupError):
-    """An action named an element whose middle another window covers: a click there
-    would land on that window, so nothing is done.
+    """An action named an element that a pointer at its middle would not reach: another
+    window is in front there (another application's, or another window of its own), or
+    another element is under that point. Nothing is done.
 
-    ``ref`` and ``element`` name it; ``window`` is the title of the window in front.
+    ``ref`` and ``element`` name it; ``reason`` says what is in the way (the window by
+    its X id and owning process, or the element there); ``window`` is the front
+    window's title, when one is known.
     """
 
-    def __init__(self, ref: str, element: Element, window: str) -> None:
+    def __init__(self, ref: str, element: Element, reason: str, window: str = "") -> None:
         self.ref = ref
         self.element = element
+        self.reason = reason
         self.window = window
         named = f"{element.role} {element.name!r}" if element.name else element.role
-        front = f"window {window!r}" if window else "another window"
         super().__init__(
-            f"element {ref} ({named}) is behind {front} at its middle, so nothing was done; "
-            "close or move that window, or act on an element of the window in front"
+            f"element {ref} ({named}) cannot be acted on at its middle: {reason}; nothing "
+            "was done. Close or move what is in front, or act on an element that shows"
         )
 
 
@@ -159,7 +162,9 @@ class ScreenElements:
     def centre(self, tree: ElementTree, ref: str) -> tuple[int, int]:
         """The screen point at the middle of element ``ref``'s box in ``tree``;
         :class:`ElementGoneError` when the tree has no visible element ``ref``,
-        :class:`ElementCoveredError` when another window is in front of that point."""
+        :class:`ElementCoveredError` when a click there would not reach it (another
+        window in front, another element under the point: see
+        :func:`viewfinder.xvfb.top_window.refusal`)."""
         element = tree.find(ref)
         if element is None or not element.visible or element.box is None:
             why_none = tree.reason if not tree.roots else ""
@@ -167,15 +172,15 @@ class ScreenElements:
         box = element.box
         x, y = box.x + box.width // 2, box.y + box.height // 2
         if tree.source == SOURCE:  # its boxes are this display's: ask its X server
-            from viewfinder.xvfb.top_window import shows, window_at
+            from viewfinder.xvfb.top_window import refusal
 
             if self._x is None:
                 from viewfinder.xvfb.connection import open_display
 
                 self._x = open_display(self.display_name)
-            front = window_at(self._x, x, y)
-            if front is not None and not shows(front, tree, element):
-                raise ElementCoveredError(ref, element, front.title)
+            reason = refusal(self._x, tree, element, x, y)
+            if reason is not None:
+                raise ElementCoveredError(ref, element, reason)
         return (x, y)
 
     def anchored(self, event: Event, tree: ElementTree | None) -> Event:

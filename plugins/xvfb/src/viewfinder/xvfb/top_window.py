@@ -1,10 +1,25 @@
-"""The window a pointer is over, in the X server's stacking order.
+"""Where a pointer action lands, asked of the X server: the one check before any act on
+a target.
 
 An accessibility tree holds only the applications that expose one, and says nothing of
 which window is in front: a Tk window over a GTK one leaves the GTK button under it in
-the tree. :func:`window_at` asks the server which top-level window is on top at a
-point and :func:`shows` whether it is an element's own: the recorder keeps an element
-only then, and the ComputerTool clicks an element only then.
+the tree. :func:`window_at` asks the server which top-level window is on top at a point
+(its stacking order) and which process owns it (the X-Resource extension: the server
+knows each client's process from its socket, so a window cannot claim another app's).
+
+:func:`refusal` is the check itself, used by every act on a target (a ComputerTool
+action on an element, a healed replay step, a plain replayed step that recorded its
+element) and by the recorder before it names an element:
+
+1. the window in front at the point belongs to the target's application (the process
+   the accessibility bus names for it, against the process the X server names for the
+   window: never a title, which any app may copy);
+2. it is the target's own window of that application (its box is the window's inside;
+   two windows of one app at one place cannot be told apart, so that is a refusal);
+3. the element under the point in that window is the target (an element action), or
+   has the recorded role, name and path (a replayed step's anchor).
+
+Anything else is a reason, in one line, and the caller does nothing.
 """
 
 from __future__ import annotations
@@ -16,7 +31,7 @@ from Xlib import X
 from Xlib.error import XError
 
 from viewfinder.core import Region
-from viewfinder.core.element import Element, ElementTree
+from viewfinder.core.element import Element, ElementAnchor, ElementTree
 
 #: How deep below a top-level window its client (the window with the title) may be:
 #: a window manager puts each client in a frame of its own, and some frame it twice.
@@ -25,10 +40,20 @@ _CLIENT_DEPTH = 2
 
 @dataclass(frozen=True)
 class TopWindow:
-    """The front window at a point: its title and where its inside is on the screen."""
+    """The front window at a point: its title (for messages only), where its inside is
+    on the screen (clipped to it), its X id and the process that owns it (None when the
+    X server cannot say: a client connected over TCP)."""
 
     title: str
     box: Region
+    window: int = 0
+    pid: int | None = None
+
+    def describe(self) -> str:
+        """``window 'Confirm' (0x400007, process 4711)`` (how reasons name it)."""
+        title = f"window {self.title!r}" if self.title else "an untitled window"
+        owner = f", process {self.pid}" if self.pid is not None else ""
+        return f"{title} ({self.window:#x}{owner})"
 
 
 def window_at(conn: Any, x: int, y: int) -> TopWindow | None:
@@ -50,20 +75,144 @@ def window_at(conn: Any, x: int, y: int) -> TopWindow | None:
             origin = root.translate_coords(client, 0, 0)
         except XError:
             continue
-        box = Region(x=origin.x, y=origin.y, width=inside.width, height=inside.height)
-        return TopWindow(title, box)
+        box = _on_screen(conn, origin.x, origin.y, inside.width, inside.height)
+        if box is None:
+            continue
+        return TopWindow(title, box, client.id, owner_pid(conn, client.id))
     return None
 
 
-def shows(front: TopWindow, tree: ElementTree, element: Element) -> bool:
-    """Whether ``front`` is the window of ``element`` (of ``tree``): the title of the
-    element's window (its first placed element: an application has no box) names it, or
-    that element's box is ``front``'s inside."""
-    placed = [above for above in (*tree.ancestors(element), element) if above.box]
-    if not placed:
-        return False
-    window = placed[0]
-    return bool(window.name and window.name == front.title) or window.box == front.box
+def owner_pid(conn: Any, window_id: int) -> int | None:
+    """The process of the X client that made window ``window_id``, as the X server knows
+    it (X-Resource), or None."""
+    from Xlib.ext import res
+
+    if not conn.has_extension(res.extname):
+        return None
+    try:
+        reply = conn.res_query_client_ids([{"client": window_id, "mask": res.LocalClientPIDMask}])
+    except XError:
+        return None
+    for found in reply.ids:
+        if found.spec.mask & res.LocalClientPIDMask and found.value:
+            return int(found.value[0])
+    return None
+
+
+def front_refusal(front: TopWindow | None, tree: ElementTree, element: Element) -> str | None:
+    """Why a click at a point where ``front`` is in front would not reach ``element``'s
+    window (of ``tree``); None when it would."""
+    if front is None:
+        return "no window is at that point"
+    application = tree.application(element)
+    if application.pid is None:
+        return f"which process draws {_named(application)} is not known"
+    if front.pid is None:
+        return f"the X server does not say which process owns {front.describe()}"
+    if front.pid != application.pid:
+        return f"{front.describe()} of another application is in front there"
+    window = tree.window_of(element)
+    if window is None:
+        return f"{_named(element)} is in no window"
+    if window.box != front.box:
+        return f"{front.describe()}, another window of {_named(application)}, is in front there"
+    twins = [
+        other
+        for other in application.children
+        if other.ref != window.ref and other.visible and other.box == window.box
+    ]
+    if twins:
+        return (
+            f"{_named(application)} has {len(twins) + 1} windows at that place "
+            f"({front.describe()}); which one is in front cannot be told"
+        )
+    return None
+
+
+def shows(front: TopWindow | None, tree: ElementTree, element: Element) -> bool:
+    """Whether ``front`` is ``element``'s own window (see :func:`front_refusal`)."""
+    return front_refusal(front, tree, element) is None
+
+
+def refusal(conn: Any, tree: ElementTree, element: Element, x: int, y: int) -> str | None:
+    """Why a pointer acting at (``x``, ``y``) would not act on ``element`` of ``tree``
+    (read just before); None when it would.
+
+    The window in front there must be ``element``'s own (:func:`front_refusal`), and the
+    element under the point in that window must be ``element``, an element holding it
+    (a click on a button's label acts on the button), or a part of it that is no target
+    of its own (the label inside a button).
+    """
+    reason = front_refusal(window_at(conn, x, y), tree, element)
+    if reason is not None:
+        return reason
+    under = tree.element_at(x, y, within=tree.window_of(element))
+    if under is None:
+        return f"no element of its window is at ({x}, {y})"
+    if under.ref == element.ref:
+        return None
+    if element.ref in {above.ref for above in tree.ancestors(under)} and not under.interactive:
+        return None
+    if under.ref in {above.ref for above in tree.ancestors(element)}:
+        return None
+    return f"the element at ({x}, {y}) is {_named(under)}, not {_named(element)}"
+
+
+def anchor_refusal(
+    conn: Any, tree: ElementTree, anchor: ElementAnchor, x: int, y: int
+) -> str | None:
+    """Why a replayed step recorded on ``anchor`` must not act at (``x``, ``y``) now;
+    None when it may.
+
+    Applies only where the tree holds the recorded application (by the anchor's path):
+    where it does not (the app exposes no tree now), nothing here can tell, and None is
+    returned. Where it does, the window in front at the point must be one of that
+    application's windows, and the element under the point there must have the
+    recorded role, name and path: a relabelled button in the same place is refused.
+    """
+    if not anchor.path:
+        return None
+    applications = [root for root in tree.roots if (root.role, root.name) == anchor.path[0]]
+    if not applications:
+        return None
+    front = window_at(conn, x, y)
+    if front is None:
+        return f"no window is at ({x}, {y})"
+    owned = [app for app in applications if app.pid is not None and app.pid == front.pid]
+    if not owned:
+        app = anchor.path[0][1]
+        return f"{front.describe()} is in front at ({x}, {y}), not a window of {app!r}"
+    windows = [
+        window
+        for app in owned
+        for window in app.children
+        if window.visible and window.box == front.box
+    ]
+    if len(windows) != 1:
+        return (
+            f"{front.describe()} matches {len(windows)} windows of {anchor.path[0][1]!r}; "
+            "the element under the point cannot be told"
+        )
+    under = tree.element_at(x, y, within=windows[0])
+    if under is None or not tree.names(under, anchor):
+        now = _named(under) if under is not None else "no element"
+        return f"the element at ({x}, {y}) is now {now}, not the recorded {anchor.describe()}"
+    return None
+
+
+def _named(element: Element) -> str:
+    return f"{element.role} {element.name!r}" if element.name else element.role
+
+
+def _on_screen(conn: Any, x: int, y: int, width: int, height: int) -> Region | None:
+    # accessibility boxes are clipped to the screen: so is the window's, to compare them
+    screen = conn.screen()
+    left, top = max(x, 0), max(y, 0)
+    right = min(x + width, screen.width_in_pixels)
+    bottom = min(y + height, screen.height_in_pixels)
+    if right <= left or bottom <= top:
+        return None
+    return Region(x=left, y=top, width=right - left, height=bottom - top)
 
 
 def _client(conn: Any, window: Any, depth: int) -> tuple[Any, str] | None:
