@@ -40,6 +40,7 @@ from viewfinder.cache import (
 )
 from viewfinder.cache.checks import VisualChecker
 from viewfinder.cache.heal import Healer
+from viewfinder.cache.targets import LiveTargets
 from viewfinder.core import Event, EventKind, Point, Trajectory, get_element_source, imaging
 from viewfinder.xvfb import Display, XvfbBackend
 
@@ -115,7 +116,8 @@ def searches(display: Display, screen: XvfbBackend, cache: Path) -> tuple[float,
     """The heal searches alone on the moved form: by element (Save), by template (Go)."""
     model = read_cache_file(cache)
     checker, live = VisualChecker(model), LiveScreen(screen)
-    healer = Healer(checker, live, display.name)
+    targets = LiveTargets(display.name)
+    healer = Healer(checker, live, targets)
     took = []
     try:
         for index in (0, 1):
@@ -127,7 +129,7 @@ def searches(display: Display, screen: XvfbBackend, cache: Path) -> tuple[float,
             took.append(time.perf_counter() - start)
             assert heal is not None and heal.new == MOVED[index]
     finally:
-        healer.close()
+        targets.close()
     return took[0], took[1]
 
 

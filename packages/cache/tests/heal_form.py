@@ -13,6 +13,8 @@ the window sits at 0,0 without a window manager, every widget at a fixed place):
 - ``lookalike``: no "Save" in the form, but a look-alike "Save" button inside a frame
   "Other" at (160, 40); the picture moved as in ``moved`` and painted twice: a twin at
   (250, 360).
+- ``LAYOUT:LABEL`` (``original:Pay``, ``moved:Buy``): that layout with the "Save"
+  button relabelled LABEL in its place (it prints "clicked LABEL").
 
 Every click that lands is printed ("clicked Save", "clicked Go", "clicked Go twin",
 "clicked canvas" for the canvas outside the pictures). Prints "ready" once drawn.
@@ -26,7 +28,7 @@ gi.require_version("Gdk", "3.0")
 gi.require_version("Gtk", "3.0")
 from gi.repository import Gdk, GLib, Gtk  # noqa: E402
 
-LAYOUT = sys.argv[1] if len(sys.argv) > 1 else "original"
+LAYOUT, _, RELABEL = (sys.argv[1] if len(sys.argv) > 1 else "original").partition(":")
 CANVAS_TOP = 200
 PICTURE = (90, 34)
 CSS = b"""
@@ -63,7 +65,7 @@ def button(label, x, y, parent=fixed):
 
 
 if LAYOUT in ("original", "moved", "disabled"):
-    save = button("Save", 40 if LAYOUT == "original" else 160, 40)
+    save = button(RELABEL or "Save", 40 if LAYOUT == "original" else 160, 40)
     save.set_sensitive(LAYOUT != "disabled")
 if LAYOUT == "lookalike":
     other = Gtk.Frame(label="Other")

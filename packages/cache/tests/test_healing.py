@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +32,7 @@ from viewfinder.cache import (
 )
 from viewfinder.cli.app import build_app
 from viewfinder.core import Event, EventKind, Point, Trajectory, get_element_source
+from viewfinder.desktop.testing import LoggedApp
 from viewfinder.recorder import Recorder
 from viewfinder.xvfb import Display
 
@@ -118,18 +120,28 @@ def replay(
     *,
     start: int = 0,
     heal: bool = True,
+    cover: str | None = None,
 ) -> tuple[ReplayResult, list[str], Path]:
-    """Replay a copy of the recording on the form in ``layout``: the result, the clicks
-    the app printed, and the copy (with what the replay wrote into it)."""
+    """Replay a copy of the recording on the form in ``layout`` (with another app's
+    window at ``cover``, a Tk geometry, lying over it): the result, the clicks the apps
+    printed, and the copy (with what the replay wrote into it)."""
     copy = tmp_path / "form.json"
     shutil.copy(recorded, copy)
     app = App(display, layout)
+    covering = (
+        LoggedApp([sys.executable, str(HERE / "cover_app.py"), cover], display.env())
+        if cover
+        else None
+    )
     try:
         with display.backend() as screen:
             options = ExecutionSettings(delay_time_between_actions=0.3, settle_time=0.3, heal=heal)
             result = CacheExecutor(screen, options).run(copy, start_from_step_index=start)
     finally:
         clicks = app.close()
+        if covering is not None:
+            clicks += covering.said()  # its clicks came before the form's sentinel
+            covering.stop()
     return result, clicks, copy
 
 
@@ -259,3 +271,51 @@ def test_the_original_form_replays_without_healing(
     assert [step.healed for step in result.steps] == [None, None, None]
     assert clicks == ["clicked Save", "clicked Go", "clicked Cancel"]
     assert "heals" not in json.loads(copy.read_text())["metadata"]
+
+
+@pytest.mark.parametrize("label", ["Pay", "Buy", "Open"])
+def test_a_button_relabelled_in_place_is_not_clicked(
+    display: Display, recorded: Path, tmp_path: Path, label: str
+) -> None:
+    # the picture of the region is close enough to pass its hash; the element under the
+    # point is no longer the recorded 'Save', and the replay hands over before it
+    result, clicks, copy = replay(display, recorded, tmp_path, f"original:{label}")
+    assert (result.status, result.step_index) == (ReplayStatus.NEEDS_AGENT, 0), result.message
+    assert clicks == []
+    assert f"the element at (90, 58) is now push button {label!r}, not the recorded " in (
+        result.message
+    )
+    assert "push button 'Save'" in result.message
+    failures = read_cache_file(copy).metadata.failures
+    assert [failure.step_index for failure in failures] == [0]
+
+
+def test_a_button_relabelled_and_moved_is_not_healed(
+    display: Display, recorded: Path, tmp_path: Path
+) -> None:
+    assert_stopped_untouched(replay(display, recorded, tmp_path, "moved:Pay"), 0)
+
+
+def test_a_healed_button_under_another_apps_window_is_not_clicked(
+    display: Display, recorded: Path, tmp_path: Path
+) -> None:
+    # Save moved to (160, 40)..(260, 76); "Confirm" lies over its new middle
+    result, clicks, copy = replay(display, recorded, tmp_path, "moved", cover="160x80+150+20")
+    assert (result.status, result.step_index) == (ReplayStatus.NEEDS_AGENT, 0), result.message
+    assert clicks == []  # neither the form nor the covering window got a click
+    assert "healed by element" in result.message
+    assert "but window 'Confirm'" in result.message
+    assert "is in front at (210, 58), not a window of 'heal_form.py'" in result.message
+    assert "heals" not in json.loads(copy.read_text())["metadata"]
+
+
+def test_a_plain_step_under_another_apps_window_is_not_clicked(
+    display: Display, recorded: Path, tmp_path: Path
+) -> None:
+    # the same window lying over Save where it was recorded: what is under the point
+    # is another application's, whatever the picture there looks like
+    result, clicks, _ = replay(display, recorded, tmp_path, "original", cover="60x20+70+48")
+    assert (result.status, result.step_index) == (ReplayStatus.NEEDS_AGENT, 0), result.message
+    assert clicks == []
+    assert "window 'Confirm'" in result.message
+    assert "is in front at (90, 58), not a window of 'heal_form.py'" in result.message

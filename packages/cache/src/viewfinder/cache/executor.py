@@ -26,7 +26,7 @@ from viewfinder.cache.actions import (
 )
 from viewfinder.cache.checks import LiveScreen, StepCheck, VisualChecker
 from viewfinder.cache.errors import CacheError
-from viewfinder.cache.heal import Healer, shifted
+from viewfinder.cache.heal import Heal, Healer, names_a_target, shifted
 from viewfinder.cache.models import CacheFile, ToolUseBlock
 from viewfinder.cache.parameters import check_parameters, substitute
 from viewfinder.cache.preflight import check_steps_can_run, check_writable
@@ -38,6 +38,7 @@ from viewfinder.cache.replay_models import (
 )
 from viewfinder.cache.report import write_mismatch_report
 from viewfinder.cache.store import check_cache_file, read_cache_file, save_cache_file
+from viewfinder.cache.targets import LiveTargets
 from viewfinder.cache.thumbnails import decode_thumbnail
 from viewfinder.cache.validity import (
     DEFAULT_VALIDATORS,
@@ -48,6 +49,7 @@ from viewfinder.cache.validity import (
 )
 from viewfinder.core.backend import CaptureBackend
 from viewfinder.core.errors import CaptureNotSupportedError, EventFormatError, ViewfinderError
+from viewfinder.core.event import Event
 from viewfinder.core.plugins import get_plugin_manager
 
 log = logging.getLogger(__name__)
@@ -160,8 +162,11 @@ class _Run:
             if validate
             else None
         )
+        #: the tree and X server of the display: healing searches it, and every step
+        #: that recorded its element is checked against it before it acts
+        self.targets = LiveTargets(self._heal_display())
         self.healer = (
-            Healer(self.checker, self.screen, self._heal_display())
+            Healer(self.checker, self.screen, self.targets)
             if self.checker is not None and self.settings.heal
             else None
         )
@@ -174,8 +179,7 @@ class _Run:
         return display if isinstance(display, str) and display else None
 
     def close(self) -> None:
-        if self.healer is not None:
-            self.healer.close()
+        self.targets.close()
 
     def execute(self) -> ReplayResult:
         if not self.settings.allow_invalid:
@@ -243,8 +247,12 @@ class _Run:
                     if heal is None:
                         return self._mismatch(index, block, check, live)
                     event = block_event(shifted(filled, *heal.shift)) or event
-                    log.info("cache replay: step %d %s", index, heal.describe())
-                    self.cache.metadata.heals.append(heal.record(index))
+        refused = self._refusal(block, event)
+        if refused is not None:
+            return self._refused(index, action, refused, heal)
+        if heal is not None:
+            log.info("cache replay: step %d %s", index, heal.describe())
+            self.cache.metadata.heals.append(heal.record(index))
         try:
             self.executor.backend.act(event)
         except Exception as exc:  # any backend error ends the replay as FAILED
@@ -262,6 +270,33 @@ class _Run:
             )
         )
         return None
+
+    def _refusal(self, block: ToolUseBlock, event: Event) -> str | None:
+        """Why the step must not act where ``event`` points (the recorded element is not
+        what a pointer there reaches now); None when it may, or when nothing can tell."""
+        anchor = block.visual_element
+        point = event.start_position or event.position
+        if anchor is None or point is None or not names_a_target(anchor):
+            return None
+        try:
+            return self.targets.refusal(anchor, point)
+        except ViewfinderError as exc:  # the X server went away: acting is no safer
+            return f"where it would act could not be checked: {exc}"
+
+    def _refused(self, index: int, action: str, reason: str, heal: Heal | None) -> ReplayResult:
+        found = f" {heal.describe()}, but" if heal is not None else ""
+        message = (
+            f"Step {index} ({action}) was not performed:{found} {reason}. Nothing from "
+            f"step {index} on was performed. Look at the screen, perform step {index} "
+            f"yourself if it still applies, then resume from step {index + 1}."
+        )
+        failure = record_attempt(
+            self.cache,
+            failed_step=index,
+            error_message=f"target refused: {reason}",
+            validators=self.executor.validators,
+        )
+        return self._result(ReplayStatus.NEEDS_AGENT, index, message, invalidation_reason=failure)
 
     def _settled_check(self, index: int, block: ToolUseBlock) -> tuple[StepCheck, Image.Image]:
         # The previous action's repaint may still be on its way: look again for a while

@@ -43,7 +43,7 @@ from viewfinder.core.errors import ViewfinderError
 from viewfinder.core.geometry import Point, Region
 
 if TYPE_CHECKING:
-    from viewfinder.core.element_sources import ElementSource
+    from viewfinder.cache.targets import LiveTargets
 
 log = logging.getLogger(__name__)
 
@@ -128,16 +128,17 @@ def is_enabled(element: Element) -> bool:
 class Healer:
     """Finds the targets of one replay's mismatching steps; made once per replay.
 
-    ``display`` is the X display whose accessibility tree is read (None: no element
-    healing). One element source is kept for the replay, made on first use.
+    ``targets`` reads the display's accessibility tree (None, or a display without one:
+    no element healing). Whatever is found, the replay checks the new point once more
+    before acting there (:meth:`LiveTargets.refusal`).
     """
 
-    def __init__(self, checker: VisualChecker, screen: LiveScreen, display: str | None) -> None:
+    def __init__(
+        self, checker: VisualChecker, screen: LiveScreen, targets: LiveTargets | None
+    ) -> None:
         self.checker = checker
         self.screen = screen
-        self.display = display
-        self._source: ElementSource | None = None
-        self._source_failed = display is None
+        self.targets = targets
 
     def find(self, index: int, block: ToolUseBlock, check: StepCheck) -> Heal | None:
         """Where step ``index`` (whose check failed) can act instead; None when no place
@@ -225,26 +226,7 @@ class Healer:
         return 0 <= point.x < width and 0 <= point.y < height
 
     def _tree(self) -> ElementTree | None:
-        if self._source_failed:
-            return None
-        try:
-            if self._source is None:
-                # imported here: the element sources load plugins
-                from viewfinder.core.element_sources import get_element_source
-
-                self._source = get_element_source("atspi", display=self.display)
-            tree = self._source.read()
-        except ViewfinderError as exc:
-            log.warning("heal: no accessibility tree on %s: %s", self.display, exc)
-            self._source_failed = self._source is None
-            return None
-        return tree
-
-    def close(self) -> None:
-        """Release the element source."""
-        if self._source is not None:
-            self._source.close()
-            self._source = None
+        return self.targets.tree() if self.targets is not None else None
 
 
 def _covers(tree: ElementTree, anchor: ElementAnchor) -> bool:
