@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PIL import Image, ImageDraw
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
 
 from viewfinder.cache import (
     CacheExecutor,
@@ -15,7 +16,13 @@ from viewfinder.cache import (
     build_from_messages,
 )
 from viewfinder.cache.heal import Heal, is_enabled, names_a_target, shifted
-from viewfinder.cache.matching import MAX_DIFFERING_SHARE, MIN_TEMPLATE_MARGIN, find_template
+from viewfinder.cache.matching import (
+    MAX_DIFFERING_SHARE,
+    MAX_WINDOW_DIFFERING,
+    MIN_TEMPLATE_MARGIN,
+    densest,
+    find_template,
+)
 from viewfinder.core import Point, Region
 from viewfinder.core.element import Element, ElementAnchor
 from viewfinder.core.testing import Canvas, CanvasBackend
@@ -68,6 +75,67 @@ def test_a_look_alike_with_another_label_is_not_the_same_pixels() -> None:
     assert match.differing > MAX_DIFFERING_SHARE and not match.confident
     same = find_template(labelled(250, "Bold"), template)
     assert same is not None and same.differing == 0.0 and same.confident
+
+
+BLUE = (32, 96, 192)
+
+
+def pay(y: int, label: str = "Pay $10", colour: tuple[int, int, int] = BLUE) -> Image.Image:
+    """A 96x32 button with a 13 px label at (60, y) on a grey screen."""
+    image = Image.new("RGB", (600, 400), GREY)
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((60, y, 155, y + 31), colour)
+    font = ImageFont.load_default(size=13)
+    draw.text((108, y + 16), label, fill=(255, 255, 255), font=font, anchor="mm")
+    return image
+
+
+PAY = pay(80).crop((58, 46, 158, 146))  # the 100 px region around the button
+
+
+def test_one_changed_glyph_is_a_dense_cluster_and_never_confident() -> None:
+    moved = find_template(pay(200), PAY)
+    assert moved is not None and (moved.x, moved.y) == (58, 166)
+    assert (moved.differing, moved.densest) == (0.0, 0) and moved.confident
+    for label in ("Pay $18", "Pay $16"):
+        match = find_template(pay(200, label), PAY)
+        assert match is not None and (match.x, match.y) == (58, 166)
+        # a high unique peak, and too few pixels off for a share of the region to see
+        assert match.score > 0.99 and match.score - match.runner_up > MIN_TEMPLATE_MARGIN
+        assert match.differing < MAX_DIFFERING_SHARE
+        assert match.densest > 10 * MAX_WINDOW_DIFFERING and not match.confident
+
+
+def test_a_darker_shade_of_the_button_is_not_the_same_pixels() -> None:
+    # each channel 32 off: within the 40 a pixel used to be allowed, yet another button
+    match = find_template(pay(200, colour=(0, 64, 160)), PAY)
+    assert match is not None and match.score > 0.999 and not match.confident
+
+
+def test_a_stray_pixel_is_allowed_and_two_together_are_not() -> None:
+    screen = pay(200)
+    screen.putpixel((70, 180), (0, 0, 0))  # background above the button
+    match = find_template(screen, PAY)
+    assert match is not None and match.densest == 1 and match.confident
+    screen.putpixel((71, 181), (0, 0, 0))
+    match = find_template(screen, PAY)
+    assert match is not None and match.densest == 2 and not match.confident
+
+
+def test_the_densest_square_counts_differing_pixels_close_together() -> None:
+    off = np.zeros((20, 30), bool)
+    off[0, 0] = off[19, 29] = True
+    assert densest(off) == 1
+    off[10:13, 10:13] = True
+    assert densest(off) == 9
+    assert densest(np.ones((3, 4), bool)) == 12  # smaller than a square
+
+
+def test_a_search_at_a_shrunk_scale_is_never_confident() -> None:
+    # the same pixels, but shrunk: a changed glyph would be blurred away
+    match = find_template(pay(200), PAY, scale=0.64)
+    assert match is not None and match.score > 0.999 and match.densest == 0
+    assert not match.confident
 
 
 def test_nothing_like_it_is_not_confident_and_a_flat_template_is_not_searched() -> None:
