@@ -14,9 +14,15 @@ for the step's target before it gives up, in this order (docs/cache.md, healing)
    named no element an agent acts on (a canvas-drawn button), or no tree covers its
    application. The region is searched for within +-300 px of the old point by
    normalised cross-correlation (:mod:`viewfinder.cache.matching`); a confident
-   match (a high, unique peak showing the same pixels) whose region hashes within the
-   threshold there (never looser than the default 10) is acted on.
+   match (a high, unique peak showing the recorded pixels square by square, searched
+   at full size: a shrunk thumbnail of an older file blurs a changed glyph away, so it
+   never heals) whose region hashes within the threshold there (never looser than the
+   default 10) is acted on.
 3. Otherwise nothing is healed: the replay stops with ``NEEDS_AGENT``.
+
+Whatever is found, the replay checks the new point before acting
+(:mod:`viewfinder.cache.targets`): the window in front there must be the recorded
+application's and the element under it the recorded one.
 """
 
 from __future__ import annotations
@@ -203,7 +209,7 @@ class Healer:
         if scale != 1:
             size = (max(round(live.width * scale), 1), max(round(live.height * scale), 1))
             live = live.resize(size, Image.Resampling.LANCZOS)
-        match = find_template(live, template)
+        match = find_template(live, template, scale=scale)
         if match is None or not match.confident:
             log.info("heal: step %d: no confident match (%s)", index, match)
             return None
