@@ -64,9 +64,11 @@ INTERACTIVE_ROLES = frozenset(
 class Element(BaseModel):
     """One element on a screen: what it is, what it says, where it is.
 
-    - ``ref``: stable within a session: the same element (the same path of role, name
-      and index among its like-named siblings, from the root) has the same ref on every
-      read of that session.
+    - ``ref``: stable within a session: the same element has the same ref on every
+      read of that session. "The same" is the toolkit's own identity of it where the
+      source has one (an AT-SPI object's bus name and path, a page node's backend id),
+      so an insert, a reorder or a rename never moves a ref; else its path of role,
+      name and index among its like-named siblings.
     - ``role``: lower-case words as the source names it (``"push button"`` from
       AT-SPI, ``"button"`` from a page).
     - ``box``: the rectangle it covers, in screen pixels (page CSS pixels where the

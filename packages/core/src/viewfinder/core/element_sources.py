@@ -51,7 +51,12 @@ class UnknownElementSourceError(ElementSourceError, LookupError):
 
 @dataclass
 class ElementNode:
-    """One element as a source reads it, before it gets its ref."""
+    """One element as a source reads it, before it gets its ref.
+
+    ``key`` is the toolkit's own identity of the element, when it has one (an AT-SPI
+    object's bus name and object path; a page node's backend node id): the ref is
+    bound to it, so neither an insert, a reorder nor a rename moves a ref.
+    """
 
     role: str
     name: str = ""
@@ -61,6 +66,7 @@ class ElementNode:
     children: list[ElementNode] = field(default_factory=list)
     #: the process behind an application node (see :attr:`Element.pid`)
     pid: int | None = None
+    key: str | None = None
 
 
 @dataclass
@@ -73,21 +79,29 @@ class ElementRead:
     coordinates: Literal["screen", "page"] = "screen"
 
 
-class RefTable:
-    """Refs ``e1``, ``e2``, ... handed out once per element path, for one session.
+#: What a ref is bound to: a node's own key, or (for a source that has none) its path
+#: of (role, name, index among its siblings of that role and name) from the root.
+RefKey = tuple[str, str] | tuple[tuple[str, str, int], ...]
 
-    An element's path is the (role, name, index among its siblings of that role and
-    name) of it and of every element above it: a sibling added elsewhere, or a box
-    that moved, leaves the ref as it was; a renamed element is a new element.
+
+class RefTable:
+    """Refs ``e1``, ``e2``, ... handed out once per element, for one session.
+
+    An element with a ``key`` (the toolkit's identity of it) keeps its ref for as long
+    as the toolkit keeps that identity: moved, resized, renamed, its siblings inserted
+    or reordered. A ref whose key is in no later read names an element that is gone.
+    Elements without a key fall back to their path of (role, name, index among their
+    siblings of that role and name): a sibling added elsewhere leaves the ref as it
+    was; a renamed element is a new element.
     """
 
     def __init__(self) -> None:
-        self._refs: dict[tuple[tuple[str, str, int], ...], str] = {}
+        self._refs: dict[RefKey, str] = {}
 
-    def ref_for(self, path: tuple[tuple[str, str, int], ...]) -> str:
-        ref = self._refs.get(path)
+    def ref_for(self, key: RefKey) -> str:
+        ref = self._refs.get(key)
         if ref is None:
-            ref = self._refs[path] = f"e{len(self._refs) + 1}"
+            ref = self._refs[key] = f"e{len(self._refs) + 1}"
         return ref
 
     def build(self, nodes: Sequence[ElementNode]) -> tuple[Element, ...]:
@@ -105,7 +119,7 @@ class RefTable:
         for node in nodes:
             index = seen[(node.role, node.name)] = seen.get((node.role, node.name), -1) + 1
             path = (*above, (node.role, node.name, index))
-            ref = self.ref_for(path)
+            ref = self.ref_for(("key", node.key) if node.key is not None else path)
             built.append(
                 Element(
                     ref=ref,

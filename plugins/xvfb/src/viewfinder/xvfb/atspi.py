@@ -55,6 +55,11 @@ class _Object:
     bus_name: str
     path: str
     node: ElementNode = field(default_factory=lambda: ElementNode(role=""))
+
+    def __post_init__(self) -> None:
+        # the object's own identity on the bus: its ref follows it, not its place
+        self.node.key = f"{self.bus_name}{self.path}"
+
     children: list[tuple[str, str]] = field(default_factory=list)
     interfaces: tuple[str, ...] = ()
 
