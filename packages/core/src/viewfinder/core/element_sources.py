@@ -25,6 +25,7 @@ from viewfinder.core.capture import BackendSpec, registered_specs
 from viewfinder.core.element import Element, ElementTree
 from viewfinder.core.errors import ViewfinderError
 from viewfinder.core.geometry import Region
+from viewfinder.core.plain_text import neutralised
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +80,12 @@ class ElementRead:
     coordinates: Literal["screen", "page"] = "screen"
 
 
+#: The longest role, name and value an element keeps (characters): an application's
+#: strings are bounded before they reach a model, a terminal or a recording.
+MAX_ROLE_CHARS = 64
+MAX_NAME_CHARS = 1000
+MAX_VALUE_CHARS = 4000
+
 #: What a ref is bound to: a node's own key, or (for a source that has none) its path
 #: of (role, name, index among its siblings of that role and name) from the root.
 RefKey = tuple[str, str] | tuple[tuple[str, str, int], ...]
@@ -105,7 +112,8 @@ class RefTable:
         return ref
 
     def build(self, nodes: Sequence[ElementNode]) -> tuple[Element, ...]:
-        """The elements of ``nodes``, each with its ref."""
+        """The elements of ``nodes``, each with its ref; roles, names and values
+        neutralised and bounded (:func:`~viewfinder.core.plain_text.neutralised`)."""
         return self._build(nodes, (), None)
 
     def _build(
@@ -123,9 +131,9 @@ class RefTable:
             built.append(
                 Element(
                     ref=ref,
-                    role=node.role,
-                    name=node.name,
-                    value=node.value,
+                    role=neutralised(node.role, MAX_ROLE_CHARS),
+                    name=neutralised(node.name, MAX_NAME_CHARS),
+                    value=None if node.value is None else neutralised(node.value, MAX_VALUE_CHARS),
                     states=node.states,
                     box=node.box,
                     parent=parent,
