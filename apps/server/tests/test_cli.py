@@ -97,3 +97,36 @@ def test_serve_runs_a_server_that_stops_clean_on_sigterm() -> None:
     for pid in displays:
         stat = Path(f"/proc/{pid}/stat")
         assert not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def _one_line_error(args: list[str]) -> str:
+    """``viewfinder serve ARGS`` as a user runs it: status 2 and one line on stderr, no
+    traceback (a real process: uvicorn's and Ray's output would show here)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "viewfinder.cli", "serve", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "RAY_ADDRESS": ""},
+    )
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stdout == ""
+    return lines[0]
+
+
+def test_serve_says_a_bad_port_in_one_line() -> None:
+    assert _one_line_error(["--port", "99999"]) == "error: --port: 99999 is not a port (0 to 65535)"
+
+
+def test_serve_checks_its_desktop_apps_at_start() -> None:
+    said = _one_line_error(["--env", "desktop", "--app", "no-such-program --flag"])
+    assert said.startswith("error: --app: cannot start app 'no-such-program --flag'")
+    assert "Install it, or give the full path" in said
+
+
+def test_a_provider_that_cannot_start_is_one_line() -> None:
+    said = _one_line_error(["--provider", "ray", "--ray-address", "ray://127.0.0.1:1"])
+    assert said.startswith("error: --provider: the 'ray' session provider cannot start: ")
+    assert "needs Ray's client" in said

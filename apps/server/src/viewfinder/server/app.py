@@ -157,9 +157,12 @@ def cancel_steps(app: Any) -> None:
         registry.cancel_all(SHUTTING_DOWN)
 
 
-def create_app(settings: ServerSettings | None = None) -> FastAPI:
+def create_app(
+    settings: ServerSettings | None = None, provider: SessionProvider | None = None
+) -> FastAPI:
     """The server app, serving ``settings.env`` (code env or desktop sessions). Its
-    lifespan owns the session provider and the session registry
+    lifespan owns the session provider (``provider``, opened already by the caller,
+    or opened at start-up) and the session registry
     (``app.state.provider``, ``app.state.registry``, and ``app.state.served``, the
     environment); every session is closed and the provider stopped when it ends. Every
     route sits behind :class:`~viewfinder.core.web_access.WebGuard` (Host, Origin, JSON
@@ -171,9 +174,13 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         await asyncio.to_thread(reap_leftovers)
         app.state.isolation = check_isolation(settings)
         served = served_env(settings)
-        provider = await asyncio.to_thread(open_session_provider, settings, served.spec())
-        registry = SessionRegistry(settings, provider)
-        app.state.provider, app.state.registry, app.state.served = provider, registry, served
+        sessions: SessionProvider = (
+            provider
+            if provider is not None
+            else await asyncio.to_thread(open_session_provider, settings, served.spec())
+        )
+        registry = SessionRegistry(settings, sessions)
+        app.state.provider, app.state.registry, app.state.served = sessions, registry, served
         # Load the plugins now, not on the first capture of the first session.
         await asyncio.to_thread(get_plugin_manager)
         shared_font_cache()
@@ -183,7 +190,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         finally:
             await registry.stop_reaper()
             await registry.close_all(SHUTTING_DOWN)
-            await asyncio.to_thread(provider.close)
+            await asyncio.to_thread(sessions.close)
 
     if settings.env == "desktop":
         title = "viewfinder desktop"

@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import signal
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
 
+from viewfinder.core.errors import ViewfinderError
+from viewfinder.core.providers import open_provider
 from viewfinder.server.desktop_task import DesktopTask
 from viewfinder.server.settings import ENVS, HEAD_LOST_ACTIONS, TOKEN_ENV, ServerSettings
 
@@ -137,23 +140,23 @@ def serve(
     from viewfinder.codeenv import CodeEnvConfig
     from viewfinder.codeenv.exec_command import parse_size
 
-    width, height = parse_size(size)
+    try:
+        width, height = parse_size(size)
+    except typer.BadParameter as exc:
+        raise _bad("--size", exc.message) from None
+    if not 0 <= port <= 65535:
+        raise _bad("--port", f"{port} is not a port (0 to 65535)")
     if env not in ENVS:
-        raise typer.BadParameter(
-            f"{env!r} is not a choice: use {' or '.join(ENVS)}", param_hint="--env"
-        )
+        raise _bad("--env", f"{env!r} is not a choice: use {' or '.join(ENVS)}")
     if session_network not in ("none", "host"):
-        raise typer.BadParameter(
-            f"{session_network!r} is not a choice: use none or host", param_hint="--session-network"
-        )
+        raise _bad("--session-network", f"{session_network!r} is not a choice: use none or host")
     if env != "desktop" and (app or target is not None or allow_any_app):
-        raise typer.BadParameter(
-            "--app, --target and --allow-any-app are for desktop sessions: add --env desktop"
+        raise _bad(
+            "--app",
+            "--app, --target and --allow-any-app are for desktop sessions: add --env desktop",
         )
     if on_head_lost not in HEAD_LOST_ACTIONS:
-        raise typer.BadParameter(
-            f"{on_head_lost!r} is not a choice: use stay or exit", param_hint="--on-head-lost"
-        )
+        raise _bad("--on-head-lost", f"{on_head_lost!r} is not a choice: use stay or exit")
     options = _provider_options(provider, ray_address)
     task = _desktop_task(app or [], target)
     token = _token(token, token_file)
@@ -191,12 +194,28 @@ def serve(
             typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
             raise typer.Exit(1) from None
     from viewfinder.server.app import create_app, uvicorn_server
+    from viewfinder.server.served import served_env
 
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        # opened here, not in the app's start-up: a provider that cannot start (no Ray
+        # client, no cluster) is one line and status 2, not a server's traceback
+        sessions = open_provider(
+            settings.provider, served_env(settings).spec(), **settings.provider_settings()
+        )
+    except ViewfinderError as exc:
+        raise _bad("--provider", f"the {provider!r} session provider cannot start: {exc}") from None
+    finally:
+        # Ray's driver sets a SIGTERM handler that exits with status 15; the server's own
+        # handling (close the sessions, then end) is what a stop should do
+        signal.signal(signal.SIGTERM, before)
     where = f"http://{host}:{port}"
     also = f", mcp: {where}/mcp" if env == "desktop" else ""
     runs = "" if provider == "local" else f", sessions on the {provider} provider"
     typer.echo(f"serving {env} sessions on {where} (ws: {where}/ws{also}{runs})", err=True)
-    server = uvicorn_server(create_app(settings), host=host, port=port, log_level="info")
+    server = uvicorn_server(
+        create_app(settings, provider=sessions), host=host, port=port, log_level="info"
+    )
     server.run()
     if getattr(server, "stopped_because", None) is not None:
         typer.echo("the Ray cluster's head is gone; stopping (--on-head-lost exit)", err=True)
@@ -209,36 +228,35 @@ def _provider_options(provider: str, ray_address: str | None) -> dict[str, Any]:
     known = session_providers()
     if provider not in known:
         hint = " (install viewfinder-ray: pip install 'viewfinder-server[ray]')"
-        raise typer.BadParameter(
+        raise _bad(
+            "--provider",
             f"{provider!r} is not a session provider here: use "
             f"{' or '.join(sorted(known))}{hint if provider == 'ray' else ''}",
-            param_hint="--provider",
         )
     if ray_address is not None and provider != "ray":
-        raise typer.BadParameter("--ray-address is for --provider ray")
+        raise _bad("--ray-address", "--ray-address is for --provider ray")
     if provider != "ray":
         return {}
     address = ray_address or os.environ.get("RAY_ADDRESS") or None
     if address is not None and not address.strip():
-        raise typer.BadParameter(
-            "give a cluster address, or leave it out", param_hint="--ray-address"
-        )
+        raise _bad("--ray-address", "give a cluster address, or leave it out")
     return {"address": address}
 
 
 def _desktop_task(apps: list[str], target: str | None) -> DesktopTask:
-    """The server's desktop task from --app and --target, or BadParameter naming which."""
+    """The server's desktop task from --app and --target; a one-line error naming which
+    option is wrong, or a program of --app that is not installed (it would fail every
+    reset, so it fails the start)."""
     commands = []
     for command in apps:
         try:
             words = shlex.split(command)
         except ValueError as exc:
-            raise typer.BadParameter(
-                f"{command!r} cannot be split: {exc}", param_hint="--app"
-            ) from None
+            raise _bad("--app", f"{command!r} cannot be split: {exc}") from None
         if not words:
-            raise typer.BadParameter("an app is empty; give a program", param_hint="--app")
+            raise _bad("--app", "an app is empty; give a program")
         commands.append(words)
+    _check_programs(commands)
     values: dict[str, Any] = {"apps": commands}
     if target is not None:
         sizes = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", target)
@@ -248,22 +266,36 @@ def _desktop_task(apps: list[str], target: str | None) -> DesktopTask:
     except ValidationError as exc:
         message = "; ".join(str(error["msg"]) for error in exc.errors(include_url=False))
         hint = "--target" if any(e["loc"][:1] == ("target",) for e in exc.errors()) else "--app"
-        raise typer.BadParameter(message, param_hint=hint) from None
+        raise _bad(hint, message) from None
+
+
+def _check_programs(commands: list[list[str]]) -> None:
+    from viewfinder.desktop.apps import AppNotFoundError, find_program
+
+    for words in commands:
+        try:
+            find_program(words)
+        except AppNotFoundError as exc:
+            raise _bad("--app", str(exc)) from None
+
+
+def _bad(option: str, message: str) -> typer.Exit:
+    """Say in one line what is wrong with ``option``; the exit (status 2) to raise."""
+    typer.secho(f"error: {option}: {' '.join(message.split())}", err=True, fg=typer.colors.RED)
+    return typer.Exit(2)
 
 
 def _token(given: str | None, token_file: Path | None) -> str | None:
     """The token from --token-file, --token (with a warning) or the environment."""
     if given is not None and token_file is not None:
-        raise typer.BadParameter("give --token or --token-file, not both")
+        raise _bad("--token", "give --token or --token-file, not both")
     if token_file is not None:
         try:
             lines = token_file.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as exc:
-            raise typer.BadParameter(
-                f"cannot read the token from {token_file}: {exc}", param_hint="--token-file"
-            ) from None
+            raise _bad("--token-file", f"cannot read the token from {token_file}: {exc}") from None
         if not lines or not lines[0].strip():
-            raise typer.BadParameter(f"{token_file} is empty", param_hint="--token-file")
+            raise _bad("--token-file", f"{token_file} is empty")
         return lines[0].strip()
     if given is not None:
         typer.secho(
