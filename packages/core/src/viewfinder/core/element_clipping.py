@@ -1,0 +1,85 @@
+"""Boxes on the pixels an element really shows: clipped by what holds it, or none.
+
+A toolkit reports each element's whole extents, also where a scrolled list, an overflow
+box or the window hides part or all of it. Offered as it is, a row shown only in part
+sends a click by its ref to its hidden part, on whatever lies under the list there.
+:func:`clip_boxes` is the pass an :class:`~viewfinder.core.element_sources.ElementSource`
+that asks for it (``clips_boxes = True``) runs over every read, before refs are given:
+
+- an element whose states say it is not ``showing`` gets no box, in a tree whose
+  application reports ``showing`` at all (a toolkit that never sets it is left alone);
+- an element's box is cut to the boxes of every element above it (children draw inside
+  their parents: a window, a scrolled pane, an overflow box), and wholly cut away it is
+  none: an element without a box is never offered nor acted on;
+- popups and menus are top-level windows of their own, drawn outside their opener: an
+  element of a role in :data:`OWN_WINDOW_ROLES` is not cut by what is above it, and a
+  ``menu`` (a menu bar's item and its submenu in one) cuts nothing below it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from viewfinder.core.geometry import Region
+
+if TYPE_CHECKING:
+    from viewfinder.core.element_sources import ElementNode
+
+#: Roles drawn in a top-level window of their own (AT-SPI's names, lower case).
+OWN_WINDOW_ROLES = frozenset(
+    {"window", "frame", "dialog", "alert", "popup menu", "menu", "tool tip", "file chooser"}
+)
+#: Of those, the ones whose children are not drawn inside their own box: a ``menu`` is
+#: the item in its menu bar, and its items are in the submenu's window elsewhere.
+UNBOUNDED_ROLES = frozenset({"menu"})
+#: The state a toolkit sets on an element that is drawn now.
+SHOWING = "showing"
+
+#: The clip a wholly clipped element leaves its children: no area at all.
+_NOWHERE = "nowhere"
+Clip = Region | None | str
+
+
+def clip_boxes(roots: Iterable[ElementNode]) -> None:
+    """Clip the boxes of ``roots`` and everything below them, in place (see the module)."""
+    for root in roots:
+        _clip(root, None, _reports_showing(root))
+
+
+def intersection(box: Region, clip: Region | None) -> Region | None:
+    """The part of ``box`` inside ``clip`` (all of it without a clip), or None."""
+    if clip is None:
+        return box
+    left, top = max(box.x, clip.x), max(box.y, clip.y)
+    right, bottom = min(box.right, clip.right), min(box.bottom, clip.bottom)
+    if right <= left or bottom <= top:
+        return None
+    return Region(x=left, y=top, width=right - left, height=bottom - top)
+
+
+def _clip(node: ElementNode, clip: Clip, showing: bool) -> None:
+    if node.role in OWN_WINDOW_ROLES:
+        clip = None  # a window of its own: nothing above it cuts it
+    inner = clip
+    box = node.box
+    if box is not None:
+        cut = None if isinstance(clip, str) else intersection(box, clip)
+        # its children draw inside it, shown or not: they are cut the same way
+        inner = cut if cut is not None else _NOWHERE
+        if node.role in UNBOUNDED_ROLES:
+            inner = None
+        node.box = None if showing and SHOWING not in node.states else cut
+    for child in node.children:
+        _clip(child, inner, showing)
+
+
+def _reports_showing(node: ElementNode) -> bool:
+    """Whether any element of ``node``'s tree has the ``showing`` state (bounded walk)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if SHOWING in current.states:
+            return True
+        stack.extend(current.children)
+    return False
