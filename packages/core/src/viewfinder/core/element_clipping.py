@@ -36,46 +36,67 @@ UNBOUNDED_ROLES = frozenset({"menu"})
 #: The state a toolkit sets on an element that is drawn now.
 SHOWING = "showing"
 
-#: The clip a wholly clipped element leaves its children: no area at all.
-_NOWHERE = "nowhere"
-Clip = Region | None | str
+#: A clip as (left, top, right, bottom); None: nothing cuts; :data:`_NOWHERE`: no area.
+Clip = tuple[int, int, int, int] | None
+_NOWHERE: Clip = (0, 0, 0, 0)
 
 
 def clip_boxes(roots: Iterable[ElementNode]) -> None:
-    """Clip the boxes of ``roots`` and everything below them, in place (see the module)."""
+    """Clip the boxes of ``roots`` and everything below them, in place (see the module).
+
+    One pass with a stack of its own (a deep tree needs no deep recursion), each
+    element visited once.
+    """
     for root in roots:
-        _clip(root, None, _reports_showing(root))
+        showing = _reports_showing(root)
+        stack: list[tuple[ElementNode, Clip]] = [(root, None)]
+        while stack:
+            node, clip = stack.pop()
+            inner = _clip(node, clip, showing)
+            stack.extend((child, inner) for child in reversed(node.children))
 
 
 def intersection(box: Region, clip: Region | None) -> Region | None:
     """The part of ``box`` inside ``clip`` (all of it without a clip), or None."""
     if clip is None:
         return box
-    left, top = max(box.x, clip.x), max(box.y, clip.y)
-    right, bottom = min(box.right, clip.right), min(box.bottom, clip.bottom)
-    if right <= left or bottom <= top:
+    return _cut(box, (clip.x, clip.y, clip.right, clip.bottom))
+
+
+def _cut(box: Region, clip: Clip) -> Region | None:
+    if clip is None:
+        return box
+    x, y = box.x, box.y
+    right, bottom = x + box.width, y + box.height
+    left, top = max(x, clip[0]), max(y, clip[1])
+    cut_right, cut_bottom = min(right, clip[2]), min(bottom, clip[3])
+    if cut_right <= left or cut_bottom <= top:
         return None
-    return Region(x=left, y=top, width=right - left, height=bottom - top)
+    if (left, top, cut_right, cut_bottom) == (x, y, right, bottom):
+        return box  # wholly inside: most boxes, kept without a new model
+    return Region(x=left, y=top, width=cut_right - left, height=cut_bottom - top)
 
 
-def _clip(node: ElementNode, clip: Clip, showing: bool) -> None:
+def _clip(node: ElementNode, clip: Clip, showing: bool) -> Clip:
+    """Clip ``node``'s box by ``clip``; the clip its children get."""
     if node.role in OWN_WINDOW_ROLES:
         clip = None  # a window of its own: nothing above it cuts it
-    inner = clip
     box = node.box
-    if box is not None:
-        cut = None if isinstance(clip, str) else intersection(box, clip)
-        # its children draw inside it, shown or not: they are cut the same way
-        inner = cut if cut is not None else _NOWHERE
-        if node.role in UNBOUNDED_ROLES:
-            inner = None
-        node.box = None if showing and SHOWING not in node.states else cut
-    for child in node.children:
-        _clip(child, inner, showing)
+    if box is None:
+        return clip  # placed nowhere (an application): it cuts nothing
+    cut = _cut(box, clip)
+    if showing and SHOWING not in node.states:
+        node.box = None
+    else:
+        node.box = cut
+    if node.role in UNBOUNDED_ROLES:
+        return None
+    # its children draw inside it, shown or not: they are cut the same way
+    return _NOWHERE if cut is None else (cut.x, cut.y, cut.right, cut.bottom)
 
 
 def _reports_showing(node: ElementNode) -> bool:
-    """Whether any element of ``node``'s tree has the ``showing`` state (bounded walk)."""
+    """Whether any element of ``node``'s tree has the ``showing`` state."""
     stack = [node]
     while stack:
         current = stack.pop()
