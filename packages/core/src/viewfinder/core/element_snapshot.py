@@ -9,7 +9,10 @@ named), one line each, indented under the kept element that contains it::
       e5 push button "Save" @0,44 300x34
 
 ``@X,Y WxH`` is the element's box in the model's coordinates: screen pixels times
-``scale`` (the scale of the screenshot the model was given). A text past
+``scale``, one factor per axis (the scale of the screenshot the model was given: a
+1280x800 screen shown at 1024x768 is ``(0.8, 0.96)``), and only the model pixels that
+lie wholly on the element, so every point of a listed box, mapped back to the screen,
+is on the element. A text past
 ``max_tokens`` is cut at a line and says how many elements were left out.
 :func:`set_of_mark` draws the same elements as numbered boxes on a screenshot (the
 number is the ref's: box 12 is ``e12``), for models that ground clicks on marks.
@@ -17,6 +20,7 @@ number is the ref's: box 12 is ``e12``), for models that ground clicks on marks.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -29,6 +33,11 @@ from viewfinder.core.screenshot import Screenshot
 _TEXT_ROLES = frozenset({"static text", "label", "static"})
 #: Mark colours: strong, told apart from each other and from most UI backgrounds.
 _COLOURS = ("#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#008080", "#9a6324")
+#: Slack for float products that should be whole numbers (0.8 * 1280).
+_EPSILON = 1e-9
+
+#: Model pixels per screen pixel: one factor for both axes, or ``(x, y)``.
+Scale = float | tuple[float, float]
 
 
 @dataclass(frozen=True)
@@ -58,14 +67,46 @@ def shown_elements(tree: ElementTree) -> list[ShownElement]:
     return kept
 
 
-def model_box(box: Region, scale: float) -> str:
-    """``@X,Y WxH`` of ``box`` scaled to the model's coordinates."""
-    x, y = round(box.x * scale), round(box.y * scale)
-    width, height = max(round(box.width * scale), 1), max(round(box.height * scale), 1)
-    return f"@{x},{y} {width}x{height}"
+def axes(scale: Scale) -> tuple[float, float]:
+    """``scale`` as ``(x, y)`` factors; ValueError unless both are more than 0."""
+    sx, sy = (scale, scale) if isinstance(scale, int | float) else scale
+    if not (sx > 0 and sy > 0):
+        raise ValueError(f"scale must be more than 0 on each axis, got {scale}")
+    return (float(sx), float(sy))
 
 
-def _line(shown: ShownElement, scale: float) -> str:
+def _span(start: int, end: int, factor: float) -> tuple[int, int]:
+    """The model pixels ``[first, last)`` showing only screen pixels ``[start, end)``.
+
+    A model pixel ``m`` shows the screen's ``[m / factor, (m + 1) / factor)`` (as the
+    desktop's scaling maps them), so these are the ones wholly inside. A span narrower
+    than one model pixel keeps the pixel holding its middle.
+    """
+    first = math.ceil(start * factor - _EPSILON)
+    last = math.floor(end * factor + _EPSILON)
+    if last <= first:
+        first = math.floor((start + end) / 2 * factor)
+        last = first + 1
+    return first, last
+
+
+def scaled_box(box: Region, scale: Scale) -> Region:
+    """``box`` (screen pixels) in the model's coordinates: the model pixels wholly on it."""
+    sx, sy = axes(scale)
+    left, right = _span(box.x, box.right, sx)
+    top, bottom = _span(box.y, box.bottom, sy)
+    return Region(x=left, y=top, width=right - left, height=bottom - top)
+
+
+def model_box(box: Region, scale: Scale) -> str:
+    """``@X,Y WxH`` of ``box`` scaled to the model's coordinates (see :func:`scaled_box`)."""
+    if axes(scale) == (1.0, 1.0):
+        return f"@{box.x},{box.y} {box.width}x{box.height}"
+    shown = scaled_box(box, scale)
+    return f"@{shown.x},{shown.y} {shown.width}x{shown.height}"
+
+
+def _line(shown: ShownElement, scale: Scale) -> str:
     element = shown.element
     parts = [element.ref, element.role]
     if element.name:
@@ -96,20 +137,23 @@ def _quoted(text: str, limit: int = 80) -> str:
     return '"' + flat.replace('"', '\\"') + '"'
 
 
-def snapshot_text(tree: ElementTree, *, scale: float = 1.0, max_tokens: int = 2000) -> str:
+def snapshot_text(tree: ElementTree, *, scale: Scale = 1.0, max_tokens: int = 2000) -> str:
     """The compact snapshot of ``tree`` (see the module), within ``max_tokens``.
 
-    ``scale`` multiplies every box (0.5 for a screenshot shrunk to half size), so the
-    model answers in the coordinates of the image it was given.
+    ``scale`` maps every box onto the screenshot the model was given: one factor (0.5
+    for a screenshot shrunk to half size) or ``(x, y)``, one per axis (the screenshot's
+    width over the screen's, its height over the screen's), so the model answers in
+    the coordinates of the image it was given.
     """
-    if scale <= 0:
-        raise ValueError(f"scale must be more than 0, got {scale}")
+    sx, sy = axes(scale)
     if max_tokens < 20:
         raise ValueError(f"max_tokens must be at least 20 to say anything, got {max_tokens}")
     shown = shown_elements(tree)
     units = "page pixels" if tree.coordinates == "page" else "screen pixels"
-    if scale != 1:
-        units += f" x{scale:g}"
+    if sx == sy != 1:
+        units += f" x{sx:g}"
+    elif sx != sy:
+        units += f" x{sx:g} across, x{sy:g} down"
     lines = [_line(item, scale) for item in shown]
     used = 0
     budget = max_tokens - 20  # the header and the note about what was left out
@@ -132,18 +176,19 @@ def snapshot_text(tree: ElementTree, *, scale: float = 1.0, max_tokens: int = 20
 
 
 def set_of_mark(
-    screenshot: Screenshot, elements: ElementTree | Iterable[Element], *, scale: float = 1.0
+    screenshot: Screenshot, elements: ElementTree | Iterable[Element], *, scale: Scale = 1.0
 ) -> Screenshot:
     """``screenshot`` with a numbered box drawn around each element (PNG).
 
     ``elements`` is a tree (its shown elements are marked) or the elements to mark;
     their boxes are in screen pixels and ``scale`` maps them onto the screenshot (0.5
-    for a half-size one). The number in each label is the ref's (12 for ``e12``).
+    for a half-size one; ``(x, y)`` for one scaled by another factor on each axis), as
+    :func:`snapshot_text` lists them: each outline runs on the model pixels at the
+    edge of the listed box. The number in each label is the ref's (12 for ``e12``).
     """
     from PIL import ImageDraw, ImageFont
 
-    if scale <= 0:
-        raise ValueError(f"scale must be more than 0, got {scale}")
+    axes(scale)
     chosen = (
         [shown.element for shown in shown_elements(elements)]
         if isinstance(elements, ElementTree)
@@ -165,13 +210,12 @@ def set_of_mark(
 
 
 def _scaled(
-    elements: list[Element], scale: float, size: tuple[int, int]
+    elements: list[Element], scale: Scale, size: tuple[int, int]
 ) -> Iterator[tuple[Element, tuple[int, int, int, int]]]:
     for element in elements:
         if element.box is None:
             continue
-        left, top = round(element.box.x * scale), round(element.box.y * scale)
-        right = min(round(element.box.right * scale), size[0]) - 1
-        bottom = min(round(element.box.bottom * scale), size[1]) - 1
-        if right > left and bottom > top:
-            yield element, (left, top, right, bottom)
+        box = scaled_box(element.box, scale)
+        right, bottom = min(box.right, size[0]) - 1, min(box.bottom, size[1]) - 1
+        if right > box.x and bottom > box.y:
+            yield element, (box.x, box.y, right, bottom)

@@ -155,6 +155,10 @@ class ElementSource(ABC):
     name: ClassVar[str] = "unnamed"
     #: Order when picking the best available source (higher first; < 0: never picked).
     priority: ClassVar[int] = 0
+    #: Whether :meth:`read` clips the boxes :meth:`_read` reports to the elements above
+    #: them and drops those not ``showing`` (:mod:`viewfinder.core.element_clipping`):
+    #: for a source whose toolkit reports whole extents (AT-SPI).
+    clips_boxes: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self._refs = RefTable()
@@ -167,6 +171,10 @@ class ElementSource(ABC):
     def read(self) -> ElementTree:
         """What is on the screen now, as a tree of elements with session-stable refs."""
         found = self._read()
+        if self.clips_boxes:
+            from viewfinder.core.element_clipping import clip_boxes
+
+            clip_boxes(found.roots)
         return ElementTree(
             source=self.name,
             roots=self._refs.build(found.roots),

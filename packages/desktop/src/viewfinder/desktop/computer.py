@@ -173,7 +173,7 @@ class ComputerTool:
             )
             self._images = ModelImages(self.scaling, self.budget, self.image_format, resample)
             self._frames = ScreenFrames(self._backend, self.settle_options)
-            self._elements.scale = self.scaling.model_width / width
+            self._elements.scale = self.scaling.factors
             self._log = StepLog((width, height), self.display_name, record_to)
         except BaseException:
             self._release()

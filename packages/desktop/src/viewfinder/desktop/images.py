@@ -66,8 +66,7 @@ class ModelImages:
         elements drawn on it (Set-of-Mark), within the budget like a frame."""
         from viewfinder.core.element_snapshot import set_of_mark
 
-        scale = self.scaling.model_width / self.scaling.screen_width
-        drawn = set_of_mark(shot, tree, scale=scale)
+        drawn = set_of_mark(shot, tree, scale=self.scaling.factors)
         drawn = (
             self._encode(drawn.to_pil(), shot.captured_at) if self.image_format != "png" else drawn
         )

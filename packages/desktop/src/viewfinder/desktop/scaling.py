@@ -131,6 +131,12 @@ class Scaling:
         return (self.model_width, self.model_height)
 
     @property
+    def factors(self) -> tuple[float, float]:
+        """Model pixels per screen pixel on each axis, ``(x, y)``: how an element's box
+        in screen pixels meets the model's image (a 1280x800 screen at XGA: 0.8, 0.96)."""
+        return (self.model_width / self.screen_width, self.model_height / self.screen_height)
+
+    @property
     def scaled(self) -> bool:
         """True when the model sees the screen at another size than it is."""
         return self.model_size != self.screen_size

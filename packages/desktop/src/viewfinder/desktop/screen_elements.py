@@ -113,7 +113,9 @@ class ScreenElements:
     ``source``: an element source to read with (default: ``atspi`` on the display,
     made on first use and closed with this object; a source given is left open).
     ``enabled``: whether results carry the snapshot and steps their element when an
-    action does not say. ``scale``: model pixels per screen pixel.
+    action does not say. ``scale``: model pixels per screen pixel, ``(x, y)``: one
+    factor per axis, as the tool's :class:`~viewfinder.desktop.scaling.Scaling` shrinks
+    the screen (a 1280x800 screen shown at 1024x768 is ``(0.8, 0.96)``).
     """
 
     def __init__(
@@ -123,7 +125,7 @@ class ScreenElements:
         source: ElementSource | None,
         enabled: bool,
         max_tokens: int,
-        scale: float = 1.0,
+        scale: tuple[float, float] = (1.0, 1.0),
     ) -> None:
         self.display_name = display_name
         self.enabled = enabled

@@ -130,7 +130,9 @@ def run_screenshot(arguments: ScreenshotInput, context: ToolContext) -> ToolResu
         text += f": add {region.x},{region.y} to the image's coordinates for screen pixels"
     extra: list[str | Screenshot] = []
     if arguments.elements or arguments.set_of_mark:
-        extra = _elements_of(context, display, shot, region, shot.width / width, arguments)
+        extra = _elements_of(
+            context, display, shot, region, (shot.width / width, shot.height / height), arguments
+        )
     return ToolResult.of(
         text,
         shot,
@@ -148,7 +150,7 @@ def _elements_of(
     display: str,
     shot: Screenshot,
     region: Any,
-    scale: float,
+    scale: tuple[float, float],
     arguments: ScreenshotInput,
 ) -> list[str | Screenshot]:
     """The snapshot and the Set-of-Mark image of a screenshot, boxes in its pixels."""

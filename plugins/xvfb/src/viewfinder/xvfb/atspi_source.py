@@ -61,6 +61,7 @@ class AtspiSource(ElementSource):
 
     name = "atspi"
     priority = 10
+    clips_boxes = True
 
     def __init__(
         self, display: str | None = None, timeout: float = 5.0, max_elements: int = 5000
