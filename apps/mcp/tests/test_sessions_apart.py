@@ -1,9 +1,9 @@
 """Two HTTP sessions of one ``viewfinder mcp --http`` as root, with one ``--workdir``:
 neither reads the other's recordings, through the tools or through the code it runs.
 
-Each session writes under a folder of its own (``session-<id>``, mode 0700, the
-server's user alone); paths the tools take stay inside it; the sandbox runs as a user id
-of its own, which the folder keeps out.
+Each session writes under a folder of its own (``session-<random>``, mode 0700, the
+server's user alone, in a workdir made 0700 too); paths the tools take stay inside it;
+the sandbox runs as a user id of its own, which the folders keep out.
 """
 
 from __future__ import annotations
@@ -46,7 +46,6 @@ def server() -> Iterator[HttpServer]:
     folder.mkdir(parents=True)
     folder.chmod(0o755)
     server = HttpServer(folder, "--size", "640x480")
-    server.workdir.chmod(0o755)
     try:
         yield server
     finally:
@@ -79,8 +78,8 @@ def test_a_session_cannot_read_another_sessions_recording(server: HttpServer) ->
         bob.call("record_stop")
 
         # through run_code: the sandbox's user is kept out of alice's folder, though it
-        # reads what every user may (the file beside it)
-        public = server.workdir / "public.txt"
+        # reads what every user may (a file beside the workdir)
+        public = server.workdir.parent / "public.txt"
         public.write_text("anyone")
         public.chmod(0o644)
         code = (

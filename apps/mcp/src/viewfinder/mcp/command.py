@@ -219,6 +219,13 @@ def mcp_command(
     if print_config is not None:
         _print_config(print_config, desktop, http_options)
         return
+    try:
+        from viewfinder.mcp.sessions import private_workdir
+
+        if http or os.geteuid() == 0:  # where sandboxes of other user ids run
+            private_workdir(desktop.workdir)
+    except McpOptionError as exc:
+        raise _fail(str(exc), EXIT_BAD_OPTION) from None
     if token is not None:
         typer.secho(
             f"warning: a token given with --token is on the command line, where every local "

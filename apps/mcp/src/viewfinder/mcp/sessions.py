@@ -8,10 +8,12 @@ disconnects), when it had no request in flight for the idle timeout (a client th
 went away without a word), or when the server stops.
 
 Over HTTP, sessions are strangers to each other: each writes its files (recordings,
-cache files) in a folder of its own under ``--workdir``, named by its session id and
-open to the server's user alone (mode 0700), so neither another session's tools (paths
-stay inside the session's folder) nor its sandbox (another user id, as root) can read
-them.
+cache files) in a folder of its own under ``--workdir``, named by a random value that
+has nothing to do with its session id (the id is the session's only credential on
+loopback: a folder name is no place for it), and open to the server's user alone (mode
+0700), so neither another session's tools (paths stay inside the session's folder) nor
+its sandbox (another user id, as root) can read them. The workdir itself is made the
+server's user's alone (0700) as well, so no sandbox can even list the folders.
 """
 
 from __future__ import annotations
@@ -19,19 +21,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
+import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from viewfinder.mcp.options import DesktopOptions
+from viewfinder.mcp.options import DesktopOptions, McpOptionError
 from viewfinder.mcp.session import McpSession
 
 log = logging.getLogger(__name__)
-
-
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-_MAX_NAME = 64
 
 
 @dataclass
@@ -49,7 +47,11 @@ class SessionRegistry:
     def __init__(self, options: DesktopOptions, *, folder_per_session: bool = False) -> None:
         self.options = options
         self.folder_per_session = folder_per_session
+        if folder_per_session or os.geteuid() == 0:
+            private_workdir(options.workdir)
         self._sessions: dict[str, McpSession] = {}
+        #: Each session's folder name, random (see the module docstring).
+        self._folders: dict[str, str] = {}
         self._activity: dict[str, _Activity] = {}
 
     def __len__(self) -> int:
@@ -67,9 +69,12 @@ class SessionRegistry:
 
     def session_folder(self, key: str) -> Path:
         """The folder of session ``key`` under the workdir, made for the server's user
-        alone (0700) if it is not there."""
-        name = _UNSAFE.sub("_", key)[:_MAX_NAME].lstrip(".") or "session"
-        folder = self.options.workdir / f"session-{name}"
+        alone (0700) if it is not there; its name is random, the same for ``key`` while
+        this server runs."""
+        name = self._folders.get(key)
+        if name is None:
+            name = self._folders[key] = f"session-{secrets.token_hex(16)}"
+        folder = self.options.workdir / name
         folder.mkdir(mode=0o700, exist_ok=True)
         os.chmod(folder, 0o700)  # whatever the umask, or an older folder of the name
         return folder
@@ -124,3 +129,24 @@ class SessionRegistry:
             log.info("session %s idle for %g s: closing it", key, idle_timeout)
             await self.close(key)
         return len(idle)
+
+
+def private_workdir(folder: Path) -> None:
+    """Make ``folder`` (the workdir) the server's user's alone: owned by it, mode 0700,
+    so that code in a sandbox (another user id) cannot list or read what is in it.
+
+    Raises :class:`McpOptionError` when it belongs to another user (handing it over
+    would take it from its owner) or cannot be made.
+    """
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        owner = folder.stat().st_uid
+        if owner != os.geteuid():
+            raise McpOptionError(
+                "--workdir",
+                f"{folder} belongs to user id {owner}, not to the server's user "
+                f"({os.geteuid()}); give a folder of the server's user's own",
+            )
+        os.chmod(folder, 0o700)
+    except OSError as exc:
+        raise McpOptionError("--workdir", f"{folder} cannot be made private: {exc}") from None

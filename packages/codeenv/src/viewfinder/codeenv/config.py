@@ -20,11 +20,13 @@ class CodeEnvConfig:
     - ``timeout_s``: a step's time limit when its action gives none.
     - ``max_timeout_s``: the most a step may ask for; a longer ``timeout_s`` in an action
       is cut to it, with a ``timeout_clamped`` note in the observation's metadata.
-    - ``memory_mb``: memory the session's processes may write each (``RLIMIT_DATA``);
-      code past it gets ``MemoryError``. GUI toolkits take a few hundred MB, so keep it
-      at 512 or above.
+    - ``memory_mb``: memory of the session's processes together, where the server can
+      give the session a cgroup of its own (see :mod:`viewfinder.codeenv.session_cgroup`;
+      past it the kernel ends one of them), and of each process (``RLIMIT_DATA``: code
+      past it gets ``MemoryError``). GUI toolkits take a few hundred MB, so keep it at
+      512 or above.
     - ``max_processes``: processes and threads one session may have at once (needs a
-      sandbox user, see ``sandbox_user``).
+      sandbox user, see ``sandbox_user``; its cgroup's ``pids.max`` too).
     - ``output_limit_bytes``: bytes of stdout and of stderr kept per step; the rest is
       left out with a note in the text.
     - ``file_size_mb``: the largest file the code may write.
@@ -36,8 +38,10 @@ class CodeEnvConfig:
     - ``sandbox_user``: run each worker under a user id of its own; ``"auto"`` does when
       the environment runs as root (the only case where it can).
     - ``isolation``: wall each session off from the others (Linux, as root: see
-      :mod:`viewfinder.codeenv.worker.isolation`): a private ``/tmp`` of
-      ``tmp_size_mb``, only its own processes and display, and ``session_network``
+      :mod:`viewfinder.codeenv.worker.isolation`): its home, ``/tmp``, ``/var/tmp``
+      and ``/dev/shm`` on one tmpfs of ``tmp_size_mb`` (see
+      :mod:`viewfinder.codeenv.session_space`), the machine's files read-only, only its
+      own processes and display, and ``session_network``
       (``"none"``: its own loopback only; ``"host"``: the machine's network).
       ``require_isolation`` makes a worker that cannot be isolated fail to start.
     - ``width`` / ``height``: the display's size, when the environment starts its own.

@@ -10,12 +10,13 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from viewfinder.codeenv.config import CodeEnvConfig
+from viewfinder.codeenv.config import CodeEnvConfig, MiB
 from viewfinder.codeenv.displays import DisplaySource, FreshDisplays
 from viewfinder.codeenv.errors import EnvironmentClosedError
 from viewfinder.codeenv.font_cache import shared_font_cache
 from viewfinder.codeenv.models import CodeAction, CodeObservation, CodeState, Video
 from viewfinder.codeenv.sandbox_users import SandboxUsers
+from viewfinder.codeenv.session_space import SessionSpace
 from viewfinder.codeenv.worker_process import Capture, StepRun, WorkerProcess
 from viewfinder.core.plugins import publish_screenshot
 from viewfinder.xvfb import Display
@@ -70,7 +71,8 @@ class CodeEnvironment:
         self._lock = threading.RLock()
         self._display: Display | None = None
         self._worker: WorkerProcess | None = None
-        self._home: Path | None = None
+        #: The episode's home and temporary folders (kept across its workers).
+        self._space: SessionSpace | None = None
         self._state = CodeState()
         self._closed = False
         self._pending_loss: str | None = None
@@ -208,13 +210,13 @@ class CodeEnvironment:
             )
 
     def _start_worker(self) -> None:
-        if self._home is None:
+        if self._space is None:
             # one home per episode: a worker started again after a timeout or a crash
             # finds the files the episode wrote
-            self._home = Path(tempfile.mkdtemp(prefix="viewfinder-codeenv-"))
+            self._space = SessionSpace(self.config.tmp_size_mb * MiB)
         self._worker = WorkerProcess(
             self.config, self._display, on_capture=self._publish, users=self._users,
-            home=self._home, video_dir=self._videos_folder,
+            space=self._space, video_dir=self._videos_folder,
         )  # fmt: skip
 
     def _videos_folder(self) -> Path:
@@ -229,9 +231,9 @@ class CodeEnvironment:
         return self._video_dir
 
     def _end_episode_home(self) -> None:
-        home, self._home = self._home, None
-        if home is not None:
-            shutil.rmtree(home, ignore_errors=True)
+        space, self._space = self._space, None
+        if space is not None:
+            space.remove()
 
     def _stop_worker(self) -> None:
         worker, self._worker = self._worker, None

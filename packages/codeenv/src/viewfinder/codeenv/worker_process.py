@@ -14,11 +14,9 @@ import contextlib
 import os
 import secrets
 import select
-import shutil
 import stat
 import subprocess
 import sys
-import tempfile
 import time
 from collections import deque
 from collections.abc import Callable
@@ -27,13 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from viewfinder.codeenv import process_tree, shared_tmp
+from viewfinder.codeenv import process_tree, session_cgroup, shared_tmp
 from viewfinder.codeenv.config import EXIT_CANCELLED, EXIT_TIMEOUT, CodeEnvConfig, MiB
 from viewfinder.codeenv.errors import WorkerStartError
 from viewfinder.codeenv.font_cache import shared_font_cache
 from viewfinder.codeenv.models import StoppedBy
 from viewfinder.codeenv.output import OutputStream, StreamText
 from viewfinder.codeenv.sandbox_users import SandboxUsers, UidLease, shared_users
+from viewfinder.codeenv.session_space import SessionSpace, chown_tree
 from viewfinder.codeenv.videos import StepVideos
 from viewfinder.codeenv.worker import isolation, protocol
 from viewfinder.core.errors import DisplayGoneError
@@ -117,9 +116,15 @@ class WorkerProcess:
         on_capture: Callable[[Capture], None] | None = None,
         users: SandboxUsers | None = None,
         home: Path | None = None,
+        space: SessionSpace | None = None,
         video_dir: Callable[[], Path] | None = None,
     ) -> None:
         self.config = config
+        #: The places the session writes (see session_space.py): the caller's (kept
+        #: when the worker stops, its home across workers), or one of its own.
+        self._given_space = space
+        self._space: SessionSpace | None = None
+        self._cgroup: session_cgroup.SessionCgroup | None = None
         #: Gives the folder ``start_recording()`` videos go to (made on first use).
         self._video_dir = video_dir
         #: A home the caller owns (kept when the worker stops), or None for one of its own.
@@ -209,12 +214,15 @@ class WorkerProcess:
     def _start(self, users: SandboxUsers | None) -> None:
         if self._use_sandbox_user():
             self._lease = (users or shared_users()).lease()
-        if self._given_home is not None:
-            self._home = self._given_home
-        else:
-            self._home = Path(tempfile.mkdtemp(prefix="viewfinder-codeenv-"))
+        self._space = self._given_space or SessionSpace(self.config.tmp_size_mb * MiB)
+        self._home = self._given_home or self._space.home
         if self._lease is not None:
-            _chown_tree(self._home, self._lease.uid)
+            self._space.give_to(self._lease.uid)
+            chown_tree(self._home, self._lease.uid)
+            # memory and processes of the session as a whole, where the host allows
+            self._cgroup = session_cgroup.create(
+                self.config.memory_mb * MiB, self.config.max_processes
+            )
             if self.display is not None:
                 # this session's user id, and no other session's, may use the display
                 self.display.admit(self._lease.uid)
@@ -236,6 +244,8 @@ class WorkerProcess:
                 inherited.append(xvfb_fd)
         argv = [sys.executable, "-m", "viewfinder.codeenv.worker", str(command_r), str(result_w)]
         argv = self._isolated(argv)
+        if self._cgroup is not None:
+            argv = [*self._cgroup.prefix(), *argv]
         try:
             self._process = _spawner.submit(
                 subprocess.Popen,
@@ -293,9 +303,12 @@ class WorkerProcess:
         if not self.config.isolation or self.uid is None:
             return argv  # only a worker started as root, for a user of its own, can be
         number = self.display.number if self.display is not None else None
+        space = self._space
+        assert space is not None
         plan = {
             "keep": [str(self._home)] if self._home is not None else [],
             "display_socket": f"/tmp/.X11-unix/X{number}" if number is not None else None,
+            "tops": {top: str(folder) for top, folder in space.tops().items()},
             "tmp_bytes": self.config.tmp_size_mb * MiB,
             "network": self.config.session_network,
         }
@@ -306,6 +319,16 @@ class WorkerProcess:
                 raise WorkerStartError(f"the session cannot be isolated: {exc}") from exc
             self._isolation = {"error": str(exc)}
             return argv
+        # what holds for the session as a whole (docs/codeenv.md, "Limits")
+        self._isolation["session_disk_bytes"] = space.size_bytes if space.capped else None
+        self._isolation["session_disk_problem"] = space.problem
+        cgroup = self._cgroup
+        self._isolation["session_memory_bytes"] = (
+            self.config.memory_mb * MiB if cgroup is not None else None
+        )
+        self._isolation["session_cgroup_problem"] = (
+            None if cgroup is not None else session_cgroup.probe() or "it could not be made"
+        )
         return [*words, *argv]
 
     def _find_worker_pid(self) -> int | None:
@@ -624,6 +647,9 @@ class WorkerProcess:
             # the session is gone: its id may no longer use the display
             with contextlib.suppress(DisplayGoneError, OSError):
                 display.admit(None)
+        cgroup, self._cgroup = self._cgroup, None
+        if cgroup is not None:
+            cgroup.remove()
         if self._lease is not None and not left:
             # What the code wrote to the machine-wide temporary folders is the session's:
             # it goes with the session, before the id is handed to another one.
@@ -634,19 +660,13 @@ class WorkerProcess:
                 # reap_abandoned, which would remove it between two workers of a live
                 # episode: it is root's until the next worker's id takes it over.
                 with contextlib.suppress(OSError):
-                    _chown_tree(self._given_home, os.geteuid())
+                    chown_tree(self._given_home, os.geteuid())
+            if self._given_space is not None:
+                self._given_space.take_back()  # its home is kept for the next worker
             # An id with processes left is not handed out again: lease() skips busy ids.
             self._lease.release()
         self._lease = None if not left else self._lease
-        if self._home is not None and self._given_home is None:
-            shutil.rmtree(self._home, ignore_errors=True)
+        space, self._space = self._space, None
+        if space is not None and space is not self._given_space:
+            space.remove()  # the home and /tmp of the worker, with their tmpfs
         self._home = None
-
-
-def _chown_tree(root: Path, uid: int) -> None:
-    """Give ``root`` and everything in it to ``uid`` (a home kept across workers)."""
-    os.chown(root, uid, uid)
-    for folder, dirs, files in os.walk(root):
-        for name in (*dirs, *files):
-            with contextlib.suppress(OSError):  # gone meanwhile
-                os.chown(os.path.join(folder, name), uid, uid, follow_symlinks=False)

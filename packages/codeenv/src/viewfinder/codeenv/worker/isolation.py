@@ -3,10 +3,16 @@
 Each worker is started inside ``bwrap`` (:func:`command`), in a PID, mount and (by
 default) network namespace of its own:
 
-- **Files**: ``/tmp``, ``/dev/shm`` and ``/var/tmp`` are private tmpfs with a size
-  limit, so a session sees none of another's files there and cannot fill the disk the
-  others share. Only what the session needs is bound back in: its home, the socket of
-  its own X display, and the parts of the Python installation that lived there.
+- **Files**: the machine's file system is read-only, whatever its modes say
+  (``/run/lock``, a file left 0666), so nothing writable is shared with anyone.
+  ``/tmp``, ``/dev/shm`` and ``/var/tmp`` are the session's own: folders of its space
+  (:mod:`viewfinder.codeenv.session_space`: one tmpfs with the session's home, capped as
+  a whole), so a session sees none of another's files there and cannot fill the disk
+  the others share. Only what the session needs is bound back in: its home (writable),
+  the socket of its own X display, and the parts of the Python installation that lived
+  there. ``/dev`` holds only null, zero, full, random, urandom, tty and a pty instance of
+  its own; SysV shared memory, semaphores and POSIX message queues are its own (an IPC
+  namespace).
 - **Screen**: with only its own display's socket in ``/tmp/.X11-unix`` and no network
   (abstract X sockets belong to the network namespace), a session cannot even reach
   another's display, which would refuse its user id anyway (:mod:`viewfinder.xvfb.access`).
@@ -49,8 +55,10 @@ class IsolationError(OSError):
 
 def command(plan: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
     """The ``bwrap ... --`` words that start a worker isolated as ``plan`` says
-    (``keep``: paths to leave visible, ``display_socket``, ``tmp_bytes``, ``network``:
-    ``"none"`` or ``"host"``), and the report of what they do.
+    (``keep``: paths to bind writable, ``display_socket``, ``tops``: the folder that
+    stands for each of /tmp, /var/tmp, /dev/shm, or else ``tmp_bytes``: the size of a
+    tmpfs for each, ``network``: ``"none"`` or ``"host"``), and the report of what
+    they do.
 
     Raises :class:`IsolationError` when bubblewrap is not installed.
     """
@@ -63,20 +71,29 @@ def command(plan: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
     # the home is writable, even where it is also on sys.path (the worker's folder)
     needed = [path for path in _interpreter_paths() if path not in keep]
     masks = _blocking_folders(needed)
+    # the machine's files read-only (nothing there is writable, whatever its mode:
+    # /run/lock, a 0666 file); a /dev of the few devices a program needs, with a pty
+    # namespace of its own; SysV IPC and POSIX message queues of its own
     words = [
         binary,
         "--die-with-parent",
         "--unshare-pid",
-        "--dev-bind",
+        "--unshare-ipc",
+        "--ro-bind",
         "/",
         "/",
+        "--dev",
+        "/dev",
         "--proc",
         "/proc",
     ]
     if network == "none":
         words.append("--unshare-net")
+    tops: dict[str, str] = plan.get("tops") or {}
     for top in SHARED_TOPS:
-        if os.path.isdir(top):
+        if top in tops:  # a folder of the session's space (session_space.py)
+            words += ["--bind", str(tops[top]), top]
+        elif os.path.isdir(top):
             words += ["--perms", "1777", "--size", str(size), "--tmpfs", top]
     for mask in masks:
         words += ["--perms", "0755", "--tmpfs", mask]
@@ -85,6 +102,7 @@ def command(plan: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
     hidden = [path for path in needed if _under(path, SHARED_TOPS)]
     # one bind for a folder and what is in it (a venv and its site-packages)
     hidden = [path for path in hidden if not any(_inside(path, other) for other in hidden)]
+    writable = sorted({*SHARED_TOPS, *keep})
     socket_path = plan.get("display_socket")
     if socket_path and os.path.exists(socket_path):
         keep.append(socket_path)
@@ -99,6 +117,7 @@ def command(plan: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
     report = {
         "via": "bubblewrap",
         "private_tmp_bytes": size,
+        "writable": writable,
         "processes_hidden": True,
         "network": network,
         "masked": masks,
