@@ -22,8 +22,9 @@ from typing import Any
 from textual.pilot import Pilot
 
 from viewfinder.core import get_backend
-from viewfinder.tui.app import ViewfinderApp, run_tui
+from viewfinder.tui.app import ViewfinderApp
 from viewfinder.tui.config import parse_config
+from viewfinder.tui.running import run_tui
 from viewfinder.tui.testing import type_command, until
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -9,9 +9,10 @@ from typing import Any
 from textual.pilot import Pilot
 
 from viewfinder.tui import ProcessManager
-from viewfinder.tui.app import ViewfinderApp, run_tui
+from viewfinder.tui.app import ViewfinderApp
 from viewfinder.tui.config import parse_config
 from viewfinder.tui.history import CommandHistory
+from viewfinder.tui.running import run_tui
 from viewfinder.tui.testing import (
     SIZE,
     build_app,

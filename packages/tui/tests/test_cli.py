@@ -11,9 +11,10 @@ from textual.pilot import Pilot
 from typer.testing import CliRunner
 
 from viewfinder.cli.app import build_app
-from viewfinder.tui.app import ViewfinderApp, run_tui
+from viewfinder.tui.app import ViewfinderApp
 from viewfinder.tui.config import parse_config
 from viewfinder.tui.process_groups import group_members
+from viewfinder.tui.running import run_tui
 from viewfinder.tui.testing import console_text, type_command, until
 
 runner = CliRunner()

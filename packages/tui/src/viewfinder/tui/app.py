@@ -11,8 +11,6 @@ of a log that contain TEXT.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import signal
 from collections import deque
 from collections.abc import Callable
 from datetime import datetime
@@ -22,14 +20,14 @@ from typing import ClassVar
 from rich.table import Table
 from rich.text import Text
 from textual import on, work
-from textual.app import App, AutopilotCallbackType, ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, RichLog
 
 from viewfinder.core import CaptureBackend, ViewfinderError
 from viewfinder.tui.commands import Command, help_rows, parse_command, parse_logs_argument
-from viewfinder.tui.config import TuiSettings, ViewfinderConfig, default_history_path
+from viewfinder.tui.config import TuiSettings
 from viewfinder.tui.environment import ViewfinderEnvironment
 from viewfinder.tui.errors import HistoryFileError, NothingToCaptureError, TuiCommandError
 from viewfinder.tui.events import ProcessEvent, ProcessExited, ProcessOutput, ProcessStarted
@@ -457,43 +455,3 @@ def create_app(
         clock=clock,
         history=history,
     )
-
-
-async def run_tui(
-    config: ViewfinderConfig,
-    *,
-    headless: bool = False,
-    auto_pilot: AutopilotCallbackType | None = None,
-    size: tuple[int, int] | None = None,
-) -> None:
-    """Start the environment ``config`` describes, run the app in it, clean up after.
-
-    What ``viewfinder tui`` runs, with the command history kept in
-    :func:`~viewfinder.tui.config.default_history_path`. ``headless``, ``auto_pilot``
-    and ``size`` are Textual's, for driving the whole thing from a test or a script.
-    """
-    history = await asyncio.to_thread(
-        CommandHistory.load, default_history_path(), max_entries=config.tui.history_size
-    )
-    async with ViewfinderEnvironment(config) as environment:
-        app = create_app(environment=environment, history=history)
-        loop = asyncio.get_running_loop()
-        # SIGTERM and SIGHUP (the terminal closed) quit as Ctrl+Q does: every process is
-        # stopped and the environment cleaned up, not left behind.
-        handled = []
-        for signum in (signal.SIGTERM, signal.SIGHUP):
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(signum, _quit_soon, app)
-                handled.append(signum)
-        try:
-            await app.run_async(headless=headless, auto_pilot=auto_pilot, size=size)
-        finally:
-            for signum in handled:
-                loop.remove_signal_handler(signum)
-
-
-def _quit_soon(app: ViewfinderApp) -> None:
-    if app.is_running:
-        app.call_later(app.action_quit)
-    else:
-        app.exit()

@@ -42,7 +42,7 @@ def tui_command(
         typer.echo(f"# from {source}" + ("" if source.exists() else " (not found: defaults)"))
         typer.echo(settings.model_dump_json(indent=2))
         return
-    from viewfinder.tui.app import run_tui  # textual only when the app really runs
+    from viewfinder.tui.running import run_tui  # textual only when the app really runs
 
     asyncio.run(run_tui(settings))
 
