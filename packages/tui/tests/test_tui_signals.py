@@ -107,7 +107,8 @@ def _threads(pid: int) -> list[str]:
     for task in Path(f"/proc/{pid}/task").iterdir():
         with contextlib.suppress(OSError):
             state = (task / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            found.append(f"{(task / 'comm').read_text().strip()} {state} {(task / 'wchan').read_text()}")
+            wchan = (task / "wchan").read_text()
+            found.append(f"{(task / 'comm').read_text().strip()} {state} {wchan}")
     return found
 
 
