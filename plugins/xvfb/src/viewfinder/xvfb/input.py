@@ -25,17 +25,11 @@ from viewfinder.core.geometry import Point
 from viewfinder.xvfb.app_pings import PONG_TIMEOUT_S, AppPings
 from viewfinder.xvfb.connection import close_quietly, open_display, x_errors
 from viewfinder.xvfb.keys import keysym_for_char, keysym_for_name, split_chord
+from viewfinder.xvfb.multiclick import CLICK_COUNTS, MULTI_CLICK_GAP_S
 
 BUTTONS = {"left": 1, "middle": 2, "right": 3}
 #: Wheel buttons: X reports scrolling as presses of buttons 4-7.
 WHEEL_UP, WHEEL_DOWN, WHEEL_LEFT, WHEEL_RIGHT = 4, 5, 6, 7
-_CLICK_COUNTS = {
-    EventKind.CLICK: 1,
-    EventKind.DOUBLE_CLICK: 2,
-    EventKind.TRIPLE_CLICK: 3,
-    EventKind.RIGHT_CLICK: 1,
-    EventKind.MIDDLE_CLICK: 1,
-}
 _SHIFT_KEYSYM = 0xFFE1  # Shift_L
 #: Keys typed between two flushes of the output buffer.
 FLUSH_EVERY = 512
@@ -106,9 +100,12 @@ class XInput:
         with self._action(), self._held(modifiers):
             if x is not None and y is not None:
                 self._move(x, y)
-            for _ in range(count):
-                self._fake(X.ButtonPress, code)
-                self._fake(X.ButtonRelease, code)
+            for index in range(count):
+                if index:  # not interruptible: half a double-click is a wrong click
+                    time.sleep(MULTI_CLICK_GAP_S)
+                for event_type in (X.ButtonPress, X.ButtonRelease):
+                    self._fake(event_type, code)
+                    self._sync()  # stamped apart: see multiclick.py
 
     def double_click(self, x: int, y: int, modifiers: Sequence[str] = ()) -> None:
         self.click(x, y, "left", 2, modifiers)
@@ -401,8 +398,8 @@ class XInput:
         kind = event.kind
         button = event.button or "left"
         x, y = _xy(event.position)
-        if kind in _CLICK_COUNTS:
-            self.click(x, y, button, _CLICK_COUNTS[kind], event.modifiers)
+        if kind in CLICK_COUNTS:
+            self.click(x, y, button, CLICK_COUNTS[kind], event.modifiers)
         elif kind is EventKind.MOUSE_DOWN:
             with self._action(), self._held(event.modifiers):
                 self.mouse_down(button, x, y)
