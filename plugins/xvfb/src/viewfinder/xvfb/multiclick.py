@@ -8,9 +8,9 @@ word is selected. Presses sent back to back mostly land in one millisecond. GTK 
 count them, but count by time too, and give up after their double-click time (GTK
 400 ms, Tk and Chromium 500 ms).
 
-Measured on Xvfb with each press and release synced: Chromium counted 6 of 20 double
-clicks and 3 of 20 triple clicks with no pause, 17 and 16 of 20 with 0.5 ms, and every
-one from 1 ms up; GTK 3 and Tk counted every one with no pause.
+Measured on Xvfb with each press and release synced, 20 of each: Chromium counted 2-6
+double and 0-3 triple clicks with no pause, 17-20 and 16-17 with 0.5 ms, and every one
+from 1 ms up; GTK 3 and Tk counted every one with no pause.
 :data:`MULTI_CLICK_GAP_S` is 20 times the 1 ms Chromium needs and a twentieth of the
 shortest double-click time.
 """
