@@ -1,10 +1,15 @@
 """Double and triple clicks, through both vendors' action shapes, counted by a real
-Chromium shown on a display (OpenAI's actions have no triple click).
+Chromium shown on a display (OpenAI's actions have no triple click), and drags that
+select text or drop an element on a target there.
 
 Chromium counts a press as the next click of a multi-click only when its X time differs
 from the press before (xvfb/multiclick.py); presses sent back to back were one click to
 it, so a double-click put the caret in the word instead of selecting it. The page logs
 every mouse event with its target and click count; what it selected is read over CDP.
+
+A ``draggable`` element's drag runs in a loop Chromium starts once the page answered
+the first motions, and all motions sent before are gone for it: the release waits for
+that start and shows the loop the drop point (xvfb/dnd.py).
 """
 
 from __future__ import annotations
@@ -217,3 +222,55 @@ def test_a_triple_click_in_the_field_selects_it_all_and_a_letter_replaces_it(
     result = tool({"action": "type", "text": "Z"})
     assert not result.is_error, result.text
     wait_until(lambda: shown.evaluate("field.value") == "Z", "the field's text replaced by Z")
+
+
+def drag_action(shape: str, start: tuple[int, int], end: tuple[int, int]) -> dict:
+    if shape == "anthropic":
+        return {
+            "action": "left_click_drag",
+            "start_coordinate": list(start),
+            "coordinate": list(end),
+        }
+    return {"type": "drag", "path": [{"x": start[0], "y": start[1]}, {"x": end[0], "y": end[1]}]}
+
+
+@pytest.mark.parametrize("shape", ["anthropic", "openai"])
+def test_a_drag_selects_text(page: tuple[Display, Page], tool: ComputerTool, shape: str) -> None:
+    _, shown = page
+    start = shown.screen_point(
+        "(() => { const r = document.createRange(); r.setStart(line1.firstChild, 0);"
+        " r.setEnd(line1.firstChild, 1); const b = r.getBoundingClientRect();"
+        " return [b.left + 2, b.top + b.height / 2]; })()"
+    )
+    end = shown.screen_point(
+        "(() => { const r = document.createRange(); r.setStart(line1.firstChild, 9);"
+        " r.setEnd(line1.firstChild, 10); const b = r.getBoundingClientRect();"
+        " return [b.right - 2, b.top + b.height / 2]; })()"
+    )
+    result = tool(drag_action(shape, start, end))
+    assert not result.is_error, result.text
+    wait_until(
+        lambda: shown.evaluate("getSelection().toString()") == "first line", "'first line' selected"
+    )
+    log = wait_until(lambda: (log := shown.log()) and log[-1][0] == "click" and log, "the release")
+    assert log == [["mousedown", "line1", 1], ["mouseup", "line1", 1], ["click", "line1", 1]]
+
+
+@pytest.mark.parametrize("shape", ["anthropic", "openai"])
+def test_a_drag_drops_an_element_on_the_target(
+    page: tuple[Display, Page], tool: ComputerTool, shape: str
+) -> None:
+    _, shown = page
+    start = shown.screen_point(
+        "(() => { const b = item.getBoundingClientRect(); return [b.left + 50, b.top + 30]; })()"
+    )
+    end = shown.screen_point(
+        "(() => { const b = bin.getBoundingClientRect(); return [b.left + 75, b.top + 50]; })()"
+    )
+    result = tool(drag_action(shape, start, end))
+    assert not result.is_error, result.text
+    log = wait_until(
+        lambda: (log := shown.log()) and log[-1][0] == "drop" and log,
+        "the drop on the bin",
+    )
+    assert log == [["mousedown", "item", 1], ["dragstart", "item", 0], ["drop", "bin", "moved"]]
