@@ -14,7 +14,7 @@ import contextlib
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from Xlib import X
 from Xlib.ext import xtest
@@ -24,18 +24,14 @@ from viewfinder.core.event import Event, EventKind
 from viewfinder.core.geometry import Point
 from viewfinder.xvfb.app_pings import PONG_TIMEOUT_S, AppPings
 from viewfinder.xvfb.connection import close_quietly, open_display, x_errors
+from viewfinder.xvfb.dnd import Drops
+from viewfinder.xvfb.handled import HandledCheck
 from viewfinder.xvfb.keys import keysym_for_char, keysym_for_name, split_chord
+from viewfinder.xvfb.multiclick import CLICK_COUNTS, MULTI_CLICK_GAP_S
 
 BUTTONS = {"left": 1, "middle": 2, "right": 3}
 #: Wheel buttons: X reports scrolling as presses of buttons 4-7.
 WHEEL_UP, WHEEL_DOWN, WHEEL_LEFT, WHEEL_RIGHT = 4, 5, 6, 7
-_CLICK_COUNTS = {
-    EventKind.CLICK: 1,
-    EventKind.DOUBLE_CLICK: 2,
-    EventKind.TRIPLE_CLICK: 3,
-    EventKind.RIGHT_CLICK: 1,
-    EventKind.MIDDLE_CLICK: 1,
-}
 _SHIFT_KEYSYM = 0xFFE1  # Shift_L
 #: Keys typed between two flushes of the output buffer.
 FLUSH_EVERY = 512
@@ -84,6 +80,7 @@ class XInput:
         self._last_ping: dict[int, int | None] = {}  # remapped code -> ping sent after its use
         self._app_answers = True  # False once the focused app let a ping go unanswered
         self._pointer_app_answers = True  # ... and the app under the pointer
+        self._drops = Drops(display_name)  # a drag-and-drop's drop where the drag ends
 
     # -- pointer ----------------------------------------------------------------------
 
@@ -106,9 +103,12 @@ class XInput:
         with self._action(), self._held(modifiers):
             if x is not None and y is not None:
                 self._move(x, y)
-            for _ in range(count):
-                self._fake(X.ButtonPress, code)
-                self._fake(X.ButtonRelease, code)
+            for index in range(count):
+                if index:  # not interruptible: half a double-click is a wrong click
+                    time.sleep(MULTI_CLICK_GAP_S)
+                for event_type in (X.ButtonPress, X.ButtonRelease):
+                    self._fake(event_type, code)
+                    self._sync()  # stamped apart: see multiclick.py
 
     def double_click(self, x: int, y: int, modifiers: Sequence[str] = ()) -> None:
         self.click(x, y, "left", 2, modifiers)
@@ -122,6 +122,7 @@ class XInput:
         with self._action():
             if x is not None and y is not None:
                 self._move(x, y)
+            self._drops.pressed()
             self._fake(X.ButtonPress, code)
 
     def mouse_up(self, button: str = "left", x: int | None = None, y: int | None = None) -> None:
@@ -130,6 +131,7 @@ class XInput:
         with self._action():
             if x is not None and y is not None:
                 self._move(x, y)
+            self._drops.releasing(self._move_synced)
             self._fake(X.ButtonRelease, code)
 
     def drag(
@@ -150,11 +152,13 @@ class XInput:
         steps = max(1, steps)
         with self._action(), self._held(modifiers):
             self._move(x0, y0)
+            self._drops.pressed()
             self._fake(X.ButtonPress, code)
             self._sync()
             for step in range(1, steps + 1):
-                self._move(x0 + (x1 - x0) * step // steps, y0 + (y1 - y0) * step // steps)
-                self._sync()  # one motion event per step, not one merged jump
+                # one motion event per step, not one merged jump
+                self._move_synced(x0 + (x1 - x0) * step // steps, y0 + (y1 - y0) * step // steps)
+            self._drops.releasing(self._move_synced)
             self._fake(X.ButtonRelease, code)
 
     def scroll(
@@ -401,8 +405,8 @@ class XInput:
         kind = event.kind
         button = event.button or "left"
         x, y = _xy(event.position)
-        if kind in _CLICK_COUNTS:
-            self.click(x, y, button, _CLICK_COUNTS[kind], event.modifiers)
+        if kind in CLICK_COUNTS:
+            self.click(x, y, button, CLICK_COUNTS[kind], event.modifiers)
         elif kind is EventKind.MOUSE_DOWN:
             with self._action(), self._held(event.modifiers):
                 self.mouse_down(button, x, y)
@@ -461,6 +465,7 @@ class XInput:
             if self._pings is not None:
                 self._pings.close()
                 self._pings = None
+            self._drops.close()
             close_quietly(self._conn)
 
     def __enter__(self) -> XInput:
@@ -563,42 +568,17 @@ class XInput:
 
     def _move(self, x: int, y: int) -> None:
         xtest.fake_input(self._conn, X.MotionNotify, x=int(x), y=int(y))
+        self._drops.moved(int(x), int(y))
+
+    def _move_synced(self, x: int, y: int) -> None:
+        self._move(x, y)
+        self._sync()
 
     def _fake(self, event_type: int, detail: int) -> None:
         xtest.fake_input(self._conn, event_type, detail)
 
     def _sync(self) -> None:
         self._conn.sync()
-
-
-class HandledCheck:
-    """Whether an app has handled the input sent before a ping (:meth:`XInput.ask_handled`).
-
-    :meth:`answered` looks without waiting; :meth:`wait` waits up to ``timeout`` seconds
-    for the answer. An app that lets a wait of at least :data:`SILENT_AFTER_S` go by
-    unanswered is asked no more by that XInput (it may not answer pings at all).
-    """
-
-    #: An unanswered wait this long marks the app as one that does not answer.
-    SILENT_AFTER_S = 1.0
-
-    def __init__(self, pings: AppPings, number: int, unanswered: Callable[[], None]) -> None:
-        self._pings = pings
-        self._number = number
-        self._unanswered = unanswered
-        self._done = False
-
-    def answered(self) -> bool:
-        """True when the app has answered (it handled the input before the ping)."""
-        return self.wait(0.0)
-
-    def wait(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds for the answer; True once it came."""
-        if not self._done:
-            self._done = self._pings.wait(self._number, max(0.0, timeout), keep=True)
-            if not self._done and timeout >= self.SILENT_AFTER_S:
-                self._unanswered()
-        return self._done
 
 
 def _xy(point: Point | None) -> tuple[int | None, int | None]:
