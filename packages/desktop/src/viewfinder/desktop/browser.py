@@ -81,18 +81,21 @@ def open_browser(display: str, size: tuple[int, int], url: str) -> Any:
     return browser
 
 
-def browser_element_source(browser: Any, apps: ElementSource | None = None) -> ElementSource:
+def browser_element_source(browser: Any, display: str, accessibility: bool) -> ElementSource:
     """The elements of a desktop with its own Chromium: the page it shows, read over
-    the DevTools protocol in screen pixels, after the trees of ``apps`` (another
-    element source, e.g. the display's ``atspi`` one) when given.
+    the DevTools protocol in screen pixels, after the apps' trees (the ``atspi`` source
+    of X display ``display``) when the display has its ``accessibility`` buses.
 
     Chromium on the display publishes nothing on the accessibility bus unless forced
     to, and would then give its page a second time: its page is read through cdp.
     """
     from viewfinder.cdp.elements import CdpElementSource
+    from viewfinder.core.element_sources import get_element_source
 
     page = CdpElementSource(cdp_url=browser.ws_url, screen=True)
-    return page if apps is None else AppsAndPage(apps, page)
+    if not accessibility:
+        return page
+    return AppsAndPage(get_element_source("atspi", display=display), page)
 
 
 class AppsAndPage(ElementSource):

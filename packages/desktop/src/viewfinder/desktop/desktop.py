@@ -360,16 +360,10 @@ class Desktop:
             return tool
 
     def _browser_elements(self) -> ElementSource:
-        # the page of the desktop's Chromium through cdp, after the apps' trees when
-        # the display has its buses; closed with the desktop
-        from viewfinder.core.element_sources import get_element_source
         from viewfinder.desktop.browser import browser_element_source
 
-        apps = (
-            get_element_source("atspi", display=self.display_name) if self.accessibility else None
-        )
-        source = browser_element_source(self._browser, apps)
-        self._sources.append(source)
+        source = browser_element_source(self._browser, self.display_name, self.accessibility)
+        self._sources.append(source)  # closed with the desktop
         return source
 
     def screenshot(self, region: Region | None = None, *, format: str = "png") -> Screenshot:
