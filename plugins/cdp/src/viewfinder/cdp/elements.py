@@ -160,8 +160,8 @@ class CdpElementSource(ElementSource):
             if owner is None:
                 found.left_out.append("an out-of-process iframe whose element was not found")
                 continue
-            document = place.document if place is not None else 0
-            inside.setdefault(document, {}).setdefault(owner, []).extend(nodes)
+            holder = place.document if place is not None else 0
+            inside.setdefault(holder, {}).setdefault(owner, []).extend(nodes)
         trees: dict[int, list[ElementNode]] = {}
         indexes = {id(document): index for index, document in enumerate(laid.documents)}
         for document, answer in reversed(list(zip(frames, answers, strict=True))):
