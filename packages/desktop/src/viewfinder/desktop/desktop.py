@@ -354,17 +354,16 @@ class Desktop:
             if tool is None:
                 where: Display | str = self._lease.display or self.display_name
                 if self._browser is not None and "element_source" not in options:
-                    options = {**options, "element_source": self._browser_elements()}
+                    from viewfinder.desktop.browser import browser_element_source
+
+                    # its page through cdp, closed with the desktop
+                    name, buses = self.display_name, self.accessibility
+                    page = browser_element_source(self._browser, name, buses)
+                    self._sources.append(page)
+                    options = {**options, "element_source": page}
                 tool = ComputerTool(where, **options)
                 self._computers[key] = tool
             return tool
-
-    def _browser_elements(self) -> ElementSource:
-        from viewfinder.desktop.browser import browser_element_source
-
-        source = browser_element_source(self._browser, self.display_name, self.accessibility)
-        self._sources.append(source)  # closed with the desktop
-        return source
 
     def screenshot(self, region: Region | None = None, *, format: str = "png") -> Screenshot:
         """The screen now (or ``region`` of it), at full resolution."""
