@@ -37,6 +37,7 @@ BENCHMARKS = [
     "mcp",
     "scale",
     "elements",
+    "page_elements",
     "recorder_elements",
     "healing",
     "settle_ping",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from viewfinder.core.element_sources import ElementNode, ElementRead, ElementSource
 from viewfinder.desktop.apps import AppStartError, DesktopConfigError, on_spawner_thread
 
 #: Flags that put Chromium on an X display as a window filling the screen from 0,0.
@@ -78,3 +79,45 @@ def open_browser(display: str, size: tuple[int, int], url: str) -> Any:
     finally:
         loop.stop()
     return browser
+
+
+def browser_element_source(browser: Any, display: str, accessibility: bool) -> ElementSource:
+    """The elements of a desktop with its own Chromium: the page it shows, read over
+    the DevTools protocol in screen pixels, after the apps' trees (the ``atspi`` source
+    of X display ``display``) when the display has its ``accessibility`` buses.
+
+    Chromium on the display publishes nothing on the accessibility bus unless forced
+    to, and would then give its page a second time: its page is read through cdp.
+    """
+    from viewfinder.cdp.elements import CdpElementSource
+    from viewfinder.core.element_sources import get_element_source
+
+    page = CdpElementSource(cdp_url=browser.ws_url, screen=True)
+    if not accessibility:
+        return page
+    return AppsAndPage(get_element_source("atspi", display=display), page)
+
+
+class AppsAndPage(ElementSource):
+    """The apps' trees, then the page's; each node keeps its own source's key, so refs
+    stay bound to the element."""
+
+    name = "desktop"
+
+    def __init__(self, apps: ElementSource, page: ElementSource) -> None:
+        super().__init__()
+        self.sources = (apps, page)
+
+    def _read(self) -> ElementRead:
+        roots: list[ElementNode] = []
+        reasons = []
+        for source in self.sources:
+            found = source._read()
+            roots.extend(found.roots)
+            if found.reason:
+                reasons.append(f"{source.name}: {found.reason}")
+        return ElementRead(roots, "; ".join(reasons), coordinates="screen")
+
+    def close(self) -> None:
+        for source in self.sources:
+            source.close()

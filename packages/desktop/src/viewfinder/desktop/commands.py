@@ -19,6 +19,7 @@ from viewfinder.core.errors import ViewfinderError
 from viewfinder.desktop import state
 from viewfinder.desktop.apps import WINDOW_TIMEOUT_S, DesktopConfigError
 from viewfinder.desktop.lease import parse_size
+from viewfinder.xvfb.accessibility_bus import AccessibilityBusError
 
 #: Exit status for input the command cannot use (bad JSON, a malformed action).
 EXIT_BAD_INPUT = 2
@@ -67,6 +68,14 @@ def start(
     timeout: Annotated[
         float, typer.Option("--timeout", min=0.1, help="Seconds each app has to show a window.")
     ] = WINDOW_TIMEOUT_S,
+    elements: Annotated[
+        bool,
+        typer.Option(
+            "--elements",
+            help="Start the display's accessibility buses first and the apps on them, so "
+            "their elements can be read and acted on (docs/elements.md).",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Start a desktop that keeps running after this command: a display and its apps.
@@ -80,11 +89,16 @@ def start(
         if command:
             apps.append(list(command))
         record = state.start_desktop(
-            width, height, apps, wait_for_windows=wait, window_timeout=timeout
+            width,
+            height,
+            apps,
+            wait_for_windows=wait,
+            window_timeout=timeout,
+            accessibility=elements,
         )
     except DesktopConfigError as exc:
         raise _fail(str(exc), EXIT_BAD_INPUT) from exc
-    except (ViewfinderError, OSError) as exc:
+    except (ViewfinderError, OSError, AccessibilityBusError) as exc:
         raise _fail(str(exc)) from exc
     if as_json:
         typer.echo(json.dumps(record.to_dict()))

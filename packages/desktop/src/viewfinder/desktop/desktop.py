@@ -25,6 +25,7 @@ from viewfinder.desktop.windows import wait_for_window as wait_for_app_window
 from viewfinder.xvfb.display import Display
 
 if TYPE_CHECKING:
+    from viewfinder.core.element_sources import ElementSource
     from viewfinder.core.screenshot import Screenshot
     from viewfinder.desktop.computer import ComputerTool
     from viewfinder.xvfb.backend import XvfbBackend
@@ -144,6 +145,7 @@ class Desktop:
         self._browser: Any = None  # a viewfinder.cdp.ChromiumProcess
         self._logs: Path | None = None
         self._computers: dict[str, ComputerTool] = {}
+        self._sources: list[ElementSource] = []
         self._backend: XvfbBackend | None = None
         self._started = False
 
@@ -209,6 +211,9 @@ class Desktop:
             for tool in self._computers.values():
                 _close_quietly(tool, "computer tool")
             self._computers.clear()
+            for source in self._sources:
+                _close_quietly(source, "element source")
+            self._sources.clear()
             if self._backend is not None:
                 _close_quietly(self._backend, "capture backend")
                 self._backend = None
@@ -348,6 +353,14 @@ class Desktop:
             tool = self._computers.get(key)
             if tool is None:
                 where: Display | str = self._lease.display or self.display_name
+                if self._browser is not None and "element_source" not in options:
+                    from viewfinder.desktop.browser import browser_element_source
+
+                    # its page through cdp, closed with the desktop
+                    name, buses = self.display_name, self.accessibility
+                    page = browser_element_source(self._browser, name, buses)
+                    self._sources.append(page)
+                    options = {**options, "element_source": page}
                 tool = ComputerTool(where, **options)
                 self._computers[key] = tool
             return tool

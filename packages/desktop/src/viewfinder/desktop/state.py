@@ -137,8 +137,12 @@ def start_desktop(
     *,
     wait_for_windows: bool = True,
     window_timeout: float = WINDOW_TIMEOUT_S,
+    accessibility: bool = False,
 ) -> DesktopRecord:
     """Start a detached display and ``apps`` on it, all outliving this process; record them.
+
+    ``accessibility`` starts the display's accessibility buses first (they end with the
+    display) and gives the apps their environment, so their elements can be read.
 
     The display is ready and, with ``wait_for_windows``, every app has mapped a window
     when this returns. When anything fails, what was started is stopped again.
@@ -167,8 +171,13 @@ def start_desktop(
             apps=[],
         )
         _write(record)
+        env: dict[str, str] = {}
+        if accessibility:
+            from viewfinder.xvfb.display_buses import start_buses
+
+            env = start_buses(display.name, display.fbdir)
         for command in commands:
-            app = launch_app(command, display=display.name, log_dir=folder, detached=True)
+            app = launch_app(command, display=display.name, log_dir=folder, env=env, detached=True)
             started.append(app)
             record.apps.append(AppRecord(app.command, app.pid, app.started, str(app.log_path)))
             _write(record)

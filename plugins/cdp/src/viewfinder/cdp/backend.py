@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from viewfinder.cdp.connection import DEFAULT_CALL_TIMEOUT, CDPConnection
 from viewfinder.cdp.endpoint import CDP_URL_ENV, connect, resolve_cdp_url
+from viewfinder.cdp.errors import CDPError
 from viewfinder.cdp.launcher import ChromiumProcess, find_chromium, launch_chromium
 from viewfinder.cdp.loop import LoopThread
 from viewfinder.cdp.page_input import PageInput
@@ -38,8 +39,10 @@ class CdpBackend(CaptureBackend):
     default ``$VIEWFINDER_CDP_URL``); without one a headless Chromium is launched. The
     page gets a ``width`` x ``height`` viewport; ``full_page`` captures the whole
     document instead of the viewport (and a region is then a part of the document).
+    With ``shown_page`` and a ``cdp_url`` but no ``url``, the backend attaches to the
+    page that browser shows (its active tab) instead of opening one, and leaves it open.
     Nothing starts until the first capture or action (or :meth:`start`); :meth:`close`
-    closes the page and stops a launched browser. If the browser dies, the next use
+    closes the page it opened and stops a launched browser. If the browser dies, the next use
     connects (or launches) afresh.
 
     The client runs on a private event loop thread owned by the backend, so
@@ -62,7 +65,9 @@ class CdpBackend(CaptureBackend):
         full_page: bool = False,
         *,
         timeout: float = DEFAULT_CALL_TIMEOUT,
+        shown_page: bool = False,
     ) -> None:
+        self.shown_page = shown_page and url is None
         self.url = url or "about:blank"
         self.cdp_url = resolve_cdp_url(cdp_url)
         self.width = width
@@ -147,9 +152,15 @@ class CdpBackend(CaptureBackend):
             try:
                 target = self.cdp_url or (self.browser.ws_url if self.browser else "")
                 self._connection = await connect(target, timeout=self.timeout)
-                self._session = await self._connection.new_page(
-                    self.url, self.width, self.height, timeout=self.timeout
-                )
+                if self.shown_page and self.cdp_url is not None:
+                    page = await shown_page(self._connection, timeout=self.timeout)
+                    self._session = await CDPSession.attach(
+                        self._connection, page, timeout=self.timeout
+                    )
+                else:
+                    self._session = await self._connection.new_page(
+                        self.url, self.width, self.height, timeout=self.timeout
+                    )
             except BaseException:
                 await self._shutdown()
                 raise
@@ -264,6 +275,42 @@ class CdpBackend(CaptureBackend):
     def __repr__(self) -> str:
         where = self.cdp_url or ("launched " + self.browser.ws_url if self.browser else "idle")
         return f"CdpBackend(url={self.url!r}, {where}, {self.width}x{self.height})"
+
+
+async def shown_page(connection: CDPConnection, *, timeout: float = DEFAULT_CALL_TIMEOUT) -> str:
+    """The target id of the page a browser shows: its most recently active tab.
+
+    Chromium lists its targets most recently active first; a tab in the background
+    (``document.visibilityState`` not ``"visible"``) is passed over while a shown one
+    exists. Raises :class:`CDPError` when the browser has no page open.
+    """
+    infos = (await connection.call("Target.getTargets", timeout=timeout))["targetInfos"]
+    pages = [
+        info["targetId"]
+        for info in infos
+        if info.get("type") == "page"
+        and not str(info.get("url", "")).startswith(("devtools://", "chrome-extension://"))
+    ]
+    if not pages:
+        raise CDPError(
+            "the browser has no page open; open one, or pass url=... (`--url`) to open it"
+        )
+    for target_id in pages:
+        shown = await _visible(connection, target_id, timeout)
+        if shown:
+            return target_id
+    return pages[0]
+
+
+async def _visible(connection: CDPConnection, target_id: str, timeout: float) -> bool:
+    session = await CDPSession.attach(connection, target_id, timeout=timeout)
+    try:
+        return bool(await session.evaluate("document.visibilityState === 'visible'"))
+    except CDPError:
+        return False
+    finally:
+        with contextlib.suppress(CDPError):
+            await session.close(timeout=timeout)
 
 
 def _clip(region: Region, offset: tuple[float, float] = (0.0, 0.0)) -> dict[str, float]:

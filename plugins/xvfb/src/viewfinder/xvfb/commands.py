@@ -7,6 +7,7 @@ out of every other import of the plugin.
 from __future__ import annotations
 
 import json
+import shlex
 from typing import Annotated
 
 import typer
@@ -38,22 +39,41 @@ def _fail(message: str) -> typer.Exit:
 def start(
     size: SizeOption = "1280x800",
     depth: Annotated[int, typer.Option(help="Colour depth in bits.")] = 24,
+    accessibility: Annotated[
+        bool,
+        typer.Option(
+            "--accessibility",
+            help="Start the display's accessibility buses with it, and print the variables "
+            "apps need to publish their elements there (docs/elements.md).",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Start an Xvfb display that keeps running after this command.
 
-    Prints `export DISPLAY=:N`, so `eval "$(viewfinder display start)"` points the shell at
-    it.
+    Prints `export DISPLAY=:N` (and with --accessibility the buses' variables), so
+    `eval "$(viewfinder display start)"` points the shell, and the apps it starts, at it.
     """
     width, height = _parse_size(size)
     try:
         record = registry.start_display(width, height, depth)
     except (ViewfinderError, ValueError) as exc:
         raise _fail(str(exc)) from exc
+    variables = {"DISPLAY": record.name}
+    if accessibility:
+        from viewfinder.xvfb.accessibility_bus import AccessibilityBusError
+        from viewfinder.xvfb.display_buses import start_buses
+
+        try:
+            variables.update(start_buses(record.name, record.fbdir))
+        except (ViewfinderError, AccessibilityBusError) as exc:
+            registry.stop_display(record.number)
+            raise _fail(f"{exc} (the display was stopped again)") from exc
     if as_json:
-        typer.echo(json.dumps(record.to_dict()))
+        typer.echo(json.dumps({**record.to_dict(), "env": variables}))
     else:
-        typer.echo(f"export DISPLAY={record.name}")
+        for name, value in variables.items():
+            typer.echo(f"export {name}={shlex.quote(value)}")
 
 
 def list_(as_json: JsonOption = False) -> None:
