@@ -122,7 +122,7 @@ def _waits_for_end(pid: int, timeout: float) -> bool:
     return False
 
 
-@pytest.mark.parametrize("terminal", ["gone"])
+@pytest.mark.parametrize("terminal", ["gone", "stalled"])
 def test_a_tui_whose_terminal_is_gone_or_stalled_still_ends(terminal: str, tmp_path: Path) -> None:
     # gone: the terminal's pty closed (SIGHUP, then every write fails); stalled: the
     # terminal reads nothing any more and the TUI gets SIGTERM. Either used to leave the

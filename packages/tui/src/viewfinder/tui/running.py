@@ -40,26 +40,50 @@ async def run_tui(
         # SIGTERM and SIGHUP (the terminal closed) quit as Ctrl+Q does: every process is
         # stopped and the environment cleaned up, not left behind; by a deadline, the
         # process ends whatever it waits for.
-        deadline = config.tui.kill_timeout + EXIT_GRACE_S
-        stopping: list[threading.Timer] = []
+        stop = _Stop(app, loop, config.tui.kill_timeout + EXIT_GRACE_S)
         handled = []
         for signum in (signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(signum, _quit_soon, app, stopping, deadline)
+                loop.add_signal_handler(signum, stop.quit)
+                # The loop hears of a signal through one byte on its wakeup socket, and
+                # under a storm of signals (resizes) that byte was seen lost: the Python
+                # handler runs whenever the signal came, and arms the deadline itself.
+                signal.signal(signum, stop.on_signal)
                 handled.append(signum)
         try:
             await app.run_async(headless=headless, auto_pilot=auto_pilot, size=size)
         finally:
             for signum in handled:
                 loop.remove_signal_handler(signum)
-    for timer in stopping:  # ended in time, cleaned up
-        timer.cancel()
+    stop.cancel()  # ended in time, cleaned up
 
 
-def _quit_soon(app: ViewfinderApp, stopping: list[threading.Timer], deadline: float) -> None:
-    if not stopping:
-        stopping.append(exit_deadline(deadline))
-    if app.is_running:
-        app.call_later(app.action_quit)
-    else:
-        app.exit()
+class _Stop:
+    """What a stop signal does: arm the deadline (once), then quit as Ctrl+Q does."""
+
+    def __init__(self, app: ViewfinderApp, loop: asyncio.AbstractEventLoop, deadline: float):
+        self.app, self.loop, self.deadline = app, loop, deadline
+        self._timer: threading.Timer | None = None
+        self._quitting = False
+
+    def on_signal(self, _signum: int, _frame: object) -> None:
+        self._arm()
+        self.loop.call_soon_threadsafe(self.quit)
+
+    def quit(self) -> None:
+        self._arm()
+        if self._quitting:
+            return
+        self._quitting = True
+        if self.app.is_running:
+            self.app.call_later(self.app.action_quit)
+        else:
+            self.app.exit()
+
+    def _arm(self) -> None:
+        if self._timer is None:
+            self._timer = exit_deadline(self.deadline)
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
