@@ -134,7 +134,9 @@ def test_a_button_that_relabels_itself_is_recorded_by_the_label_that_was_clicked
 
 
 def tree_named(name: str) -> ElementTree:
-    button = Element(ref="e1", role="push button", name=name, box=Region(x=0, y=0, width=9, height=9))
+    button = Element(
+        ref="e1", role="push button", name=name, box=Region(x=0, y=0, width=9, height=9)
+    )
     return ElementTree(source="test", roots=(button,))
 
 

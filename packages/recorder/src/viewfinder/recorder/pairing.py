@@ -251,9 +251,7 @@ class Pairing:
         if event.element is None and event.kind in _ELEMENT_KINDS:
             point = event.start_position or event.position
             if point is not None:
-                event = event.model_copy(
-                    update={"element": self._element_at(point.x, point.y, at)}
-                )
+                event = event.model_copy(update={"element": self._element_at(point.x, point.y, at)})
         self.flush()
         return self._commit(event, self.frames.frame_before(at), at)
 

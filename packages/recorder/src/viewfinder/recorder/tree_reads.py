@@ -102,6 +102,9 @@ class TreeReads:
             self._watch.sync()
             if latest is not None and not self._changed_since(latest.started, math.inf):
                 break
+        # A press is paired with a read that finished a clock margin before it: the
+        # first press (a program's click right after start) must find this one.
+        time.sleep(self._margin())
         self._thread = threading.Thread(
             target=self._run, name=f"viewfinder-recorder-elements {self._name}", daemon=True
         )
@@ -145,6 +148,13 @@ class TreeReads:
         margin = self._margin() if margin is None else margin
         with self._wake:
             return any(started - margin <= moment < until for moment in self._damage)
+
+    def current(self) -> bool:
+        """Whether a press now would find a read from before it: the newest read
+        began after the last repaint (a test waits for this as a person looks)."""
+        self._watch.sync()
+        with self._wake:
+            return bool(self._reads) and not self._changed_since(self._reads[-1].started, math.inf)
 
     @property
     def latest(self) -> TreeRead | None:
