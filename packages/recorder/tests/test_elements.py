@@ -47,10 +47,12 @@ def manifest_lines(folder: Path) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def gtk(apps: Any) -> Iterator[tuple[Display, subprocess.Popen[str], ElementTree]]:
+def gtk(
+    apps: Any, calm_gtk: dict[str, str]
+) -> Iterator[tuple[Display, subprocess.Popen[str], ElementTree]]:
     """A display with its accessibility bus, the GTK form on it, and its tree."""
     with Display(640, 480, accessibility=True) as display:
-        app, _ = apps.start(display, [SYSTEM_PYTHON, str(GTK_FORM)])
+        app, _ = apps.start(display, [SYSTEM_PYTHON, str(GTK_FORM)], calm_gtk)
         try:
             yield display, app, elements("atspi", display=display.name)
         finally:
@@ -79,11 +81,12 @@ def listening(folder: Path, display: Display) -> Recorder:
 
 
 def looked_at(recorder: Recorder) -> None:
-    """Wait until the recorder has read the tree since the screen last changed."""
+    """Wait until the screen has been still a moment and the recorder has read the
+    tree since it last changed."""
     lookups = recorder.elements
     assert lookups is not None and lookups.reads is not None
     reads = lookups.reads
-    wait_until(reads.current, "a read of the tree since the last repaint")
+    wait_until(lambda: reads.current(quiet=1.0), "a still screen, read since it changed")
 
 
 def xdotool(display: Display, *args: str) -> None:

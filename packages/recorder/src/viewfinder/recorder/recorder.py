@@ -220,6 +220,16 @@ class Recorder(ProgrammaticActions):
         None when actions are recorded without them."""
         return self._active().elements
 
+    def server_clock(self, display: str) -> Any:
+        """The clock that maps X display ``display``'s timestamps for this recording (a
+        :class:`~viewfinder.recorder.x11.ServerClock`), or None. An X listener uses it
+        for its presses, so a press and a repaint are ordered by the server's own
+        timestamps, not by two estimates of its clock's offset."""
+        watch = self._active().damage
+        if watch is None or watch.display != display:
+            return None
+        return getattr(watch, "clock", None)
+
     @property
     def element_source(self) -> str | None:
         """The source naming pointer actions' elements (``"atspi"``), or None."""

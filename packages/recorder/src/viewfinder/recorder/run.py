@@ -77,6 +77,9 @@ class ActiveRun:
     first_seq: int
     started_at: datetime
     elements: PointerElements | None = None
+    #: the X display's damage watch (None for other backends), whose clock maps the
+    #: server's timestamps for every part of the run
+    damage: Any = None
 
 
 def open_run(options: RunOptions) -> ActiveRun:
@@ -173,6 +176,7 @@ def open_run(options: RunOptions) -> ActiveRun:
         first_seq,
         started,
         elements,
+        watch,
     )
 
 

@@ -42,6 +42,9 @@ RETRY_AFTER_S = 10.0
 #: How far apart this process's clock and an instant taken from the X server's may be
 #: (seconds), on top of the damage watch's own measured uncertainty.
 CLOCK_MARGIN_S = 0.010
+#: A repaint stamped less than this before a press (seconds) is taken for the press's
+#: own reaction (see :meth:`TreeReads.before`).
+PRESS_MARGIN_S = 0.005
 #: At most this many reads at start, while the screen changes under them.
 START_READS = 3
 #: Reads and repaints older than this (seconds) are forgotten; a press is paired well
@@ -136,10 +139,19 @@ class TreeReads:
             newest = next((r for r in reversed(self._reads) if r.finished + margin <= at), None)
             if newest is None:
                 return None
-            # Repaint instants and a listener's press both come from the server's clock:
-            # "before the press" is compared as is. The read's start is this process's
-            # clock: a repaint just before it counts as after it.
-            if self._changed_since(newest.started, at, margin):
+            # The read's start is this process's clock: a repaint just before it counts
+            # as after it. A repaint stamped a few ms before the press counts as the
+            # press's own: the server stamps a repaint with the time it last noted, so
+            # an application's reaction to the press has been seen to carry a stamp 2-3
+            # ms before the press's; and no one aims at a change that recent.
+            if self._changed_since(newest.started, at - PRESS_MARGIN_S, margin):
+                log.debug(
+                    "no read from before the press at %.3f: the newest began at %.3f, "
+                    "repaints at %s",
+                    at,
+                    newest.started,
+                    [round(moment, 3) for moment in self._damage if moment >= newest.started - 1],
+                )
                 return None
             return newest
 
@@ -149,12 +161,16 @@ class TreeReads:
         with self._wake:
             return any(started - margin <= moment < until for moment in self._damage)
 
-    def current(self) -> bool:
-        """Whether a press now would find a read from before it: the newest read
-        began after the last repaint (a test waits for this as a person looks)."""
+    def current(self, quiet: float = 0.0) -> bool:
+        """Whether a press now would find a read from before it: the newest read began
+        after the last repaint, and nothing was repainted for ``quiet`` seconds (a test
+        waits for this as a person looks at the screen before acting)."""
         self._watch.sync()
+        since = time.monotonic() - quiet
         with self._wake:
-            return bool(self._reads) and not self._changed_since(self._reads[-1].started, math.inf)
+            if not self._reads or self._changed_since(self._reads[-1].started, math.inf):
+                return False
+            return not any(moment >= since for moment in self._damage)
 
     @property
     def latest(self) -> TreeRead | None:
@@ -213,6 +229,8 @@ class TreeReads:
             self.stats.read_s += time.monotonic() - started
         with self._wake:
             self._next_read = finished + max(MIN_GAP_S, 4 * (finished - started))
+            if self._changed_since(started, math.inf):
+                self._due = True  # the screen changed around this read: read it again
 
     def _forget(self, now: float) -> None:
         # The newest read always stays (a still screen keeps it valid for any press);

@@ -157,7 +157,11 @@ class X11RecordInput:
                 )
             self._control = control
             self.keymap = Keymap(control)
-            self.clock = ServerClock.measure(control)
+            # The recorder's clock when it has one for this display: the frames and the
+            # elements compare presses with repaints it timed.
+            shared = getattr(sink, "server_clock", None)
+            clock = shared(self.display) if callable(shared) else None
+            self.clock = clock if isinstance(clock, ServerClock) else ServerClock.measure(control)
             self._context = control.record_create_context(0, [record.AllClients], [_DEVICE_PRESSES])
             control.sync()
         except (ConnectionClosedError, DisplayError, OSError) as exc:
