@@ -44,7 +44,7 @@ RETRY_AFTER_S = 10.0
 CLOCK_MARGIN_S = 0.010
 #: A repaint stamped less than this before a press (seconds) is taken for the press's
 #: own reaction (see :meth:`TreeReads.before`).
-PRESS_MARGIN_S = 0.005
+PRESS_MARGIN_S = 0.020
 #: At most this many reads at start, while the screen changes under them.
 START_READS = 3
 #: Reads and repaints older than this (seconds) are forgotten; a press is paired well
@@ -141,9 +141,9 @@ class TreeReads:
                 return None
             # The read's start is this process's clock: a repaint just before it counts
             # as after it. A repaint stamped a few ms before the press counts as the
-            # press's own: the server stamps a repaint with the time it last noted, so
-            # an application's reaction to the press has been seen to carry a stamp 2-3
-            # ms before the press's; and no one aims at a change that recent.
+            # press's own: an application's reaction to a press has been seen stamped
+            # 2-6 ms before the press on a loaded machine; and no one aims at a change
+            # that recent (a person takes a tenth of a second to react to one).
             if self._changed_since(newest.started, at - PRESS_MARGIN_S, margin):
                 log.debug(
                     "no read from before the press at %.3f: the newest began at %.3f, "
