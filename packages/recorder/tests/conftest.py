@@ -117,10 +117,16 @@ class Apps:
     def __init__(self) -> None:
         self.started: list[subprocess.Popen[str]] = []
 
-    def start(self, display: Display, program: list[str]) -> tuple[subprocess.Popen[str], str]:
-        """The running program, and the line it printed."""
+    def start(
+        self, display: Display, program: list[str], env: dict[str, str] | None = None
+    ) -> tuple[subprocess.Popen[str], str]:
+        """The running program (with ``env`` added to the display's), and the line it printed."""
         app = subprocess.Popen(
-            program, env=display.env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+            program,
+            env={**display.env(), **(env or {})},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
         )
         self.started.append(app)
         assert app.stdout is not None
@@ -132,6 +138,18 @@ class Apps:
     def stop(app: subprocess.Popen[str]) -> None:
         app.kill()
         app.wait(10)
+
+
+@pytest.fixture(scope="module")
+def calm_gtk(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Environment for a GTK 3 app that neither blinks its caret nor animates: a repaint
+    just before a press leaves the press's element out, and these come at any time."""
+    config = tmp_path_factory.mktemp("gtk-config")
+    (config / "gtk-3.0").mkdir()
+    (config / "gtk-3.0" / "settings.ini").write_text(
+        "[Settings]\ngtk-cursor-blink=false\ngtk-enable-animations=false\n"
+    )
+    return {"XDG_CONFIG_HOME": str(config)}
 
 
 @pytest.fixture(scope="module")

@@ -23,12 +23,14 @@ import pytest
 from PIL import Image
 
 from viewfinder.core import ElementAnchor, ElementTree, elements
+from viewfinder.core.testing import wait_until
 from viewfinder.recorder import (
     Recorder,
     X11RecordInput,
     load_session,
     pointer_elements,
     read_session,
+    tree_reads,
 )
 from viewfinder.xvfb import Display
 
@@ -45,10 +47,12 @@ def manifest_lines(folder: Path) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def gtk(apps: Any) -> Iterator[tuple[Display, subprocess.Popen[str], ElementTree]]:
+def gtk(
+    apps: Any, calm_gtk: dict[str, str]
+) -> Iterator[tuple[Display, subprocess.Popen[str], ElementTree]]:
     """A display with its accessibility bus, the GTK form on it, and its tree."""
     with Display(640, 480, accessibility=True) as display:
-        app, _ = apps.start(display, [SYSTEM_PYTHON, str(GTK_FORM)])
+        app, _ = apps.start(display, [SYSTEM_PYTHON, str(GTK_FORM)], calm_gtk)
         try:
             yield display, app, elements("atspi", display=display.name)
         finally:
@@ -76,6 +80,15 @@ def listening(folder: Path, display: Display) -> Recorder:
     )
 
 
+def looked_at(recorder: Recorder) -> None:
+    """Wait until the screen has been still a moment and the recorder has read the
+    tree since it last changed."""
+    lookups = recorder.elements
+    assert lookups is not None and lookups.reads is not None
+    reads = lookups.reads
+    wait_until(lambda: reads.current(quiet=1.0), "a still screen, read since it changed")
+
+
 def xdotool(display: Display, *args: str) -> None:
     subprocess.run(["xdotool", *args], env=display.env(), check=True, timeout=20)
 
@@ -92,22 +105,34 @@ def test_clicks_scrolls_and_drags_on_a_gtk_form_name_the_element_under_the_point
     recorder = listening(folder, display)
 
     def lines(count: int) -> list[dict[str, Any]]:
-        return wait_until(
+        found = wait_until(
             lambda: (found := manifest_lines(folder)) and len(found) == count and found,
             f"{count} manifest lines",
         )
+        # As a person looks at the result before acting again: the recorder has read
+        # the tree since the last repaint (a press sooner goes without its element).
+        looked_at(recorder)
+        return found
 
     with recorder:
         assert recorder.element_source == "atspi"
-        xdotool(display, "mousemove", str(save[0]), str(save[1]), "click", "1")
+        xdotool(display, "mousemove", str(save[0]), str(save[1]))
+        looked_at(recorder)
+        xdotool(display, "click", "1")
         lines(1)
-        xdotool(display, "mousemove", str(field[0]), str(field[1]), "click", "1")
+        xdotool(display, "mousemove", str(field[0]), str(field[1]))
+        looked_at(recorder)
+        xdotool(display, "click", "1")
         lines(2)
-        xdotool(display, "mousemove", str(check[0]), str(check[1]), "click", "5", "click", "5")
+        xdotool(display, "mousemove", str(check[0]), str(check[1]))
+        looked_at(recorder)
+        xdotool(display, "click", "5", "click", "5")
         lines(3)
         xdotool(display, "mousemove", "30", "400", "click", "1")  # the bare root window
         lines(4)
-        xdotool(display, "mousemove", str(save[0]), str(save[1]), "mousedown", "1")
+        xdotool(display, "mousemove", str(save[0]), str(save[1]))
+        looked_at(recorder)
+        xdotool(display, "mousedown", "1")
         xdotool(display, "mousemove", "300", "300", "mouseup", "1")
         lines(5)
     written = manifest_lines(folder)
@@ -144,8 +169,9 @@ def test_clicks_scrolls_and_drags_on_a_gtk_form_name_the_element_under_the_point
     assert steps[0].event.element.describe() == "push button 'Save'"
     run = read_session(folder).metadata.runs[-1]
     assert run.elements is not None
-    assert (run.elements["source"], run.elements["reads"]) == ("atspi", 5)
-    assert (run.elements["found"], run.elements["failed"]) == (4, 0)
+    assert (run.elements["source"], run.elements["lookups"]) == ("atspi", 5)
+    assert (run.elements["found"], run.elements["not_before"], run.elements["failed"]) == (4, 0, 0)
+    assert run.elements["reads"] >= 1
     from typer.testing import CliRunner
 
     from viewfinder.cli.app import build_app
@@ -181,38 +207,48 @@ def test_elements_can_be_turned_off(
     assert on[1]["kind"] == "right_click" and "element" not in on[2]  # a key has none
 
 
-def test_an_application_that_stops_answering_costs_one_timeout_and_the_recording_goes_on(
+def test_an_application_that_stops_answering_costs_one_timeout_per_pause_and_the_recording_goes_on(
     tmp_path: Path,
     gtk: tuple[Display, subprocess.Popen[str], ElementTree],
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
-    wait_until: Callable[..., Any],
 ) -> None:
     display, app, tree = gtk
     save = centre_of(tree, "push button", "Save")
-    monkeypatch.setattr(pointer_elements, "READ_TIMEOUT_S", 0.5)
-    monkeypatch.setattr(pointer_elements, "RETRY_AFTER_S", 1.0)
-    caplog.set_level(logging.WARNING, logger=pointer_elements.__name__)
+    monkeypatch.setattr(pointer_elements, "READ_TIMEOUT_S", 0.3)
+    monkeypatch.setattr(tree_reads, "RETRY_AFTER_S", 1.0)
+    monkeypatch.setattr(tree_reads, "REFRESH_S", 0.1)
+    caplog.set_level(logging.WARNING, logger=tree_reads.__name__)
     folder = tmp_path / "session"
     with Recorder(folder, "xvfb", backend_options={"display": display.name}) as recorder:
+        assert recorder.elements is not None and recorder.elements.reads is not None
+        reads = recorder.elements.reads
+        stats = reads.stats
         os.kill(app.pid, signal.SIGSTOP)
         try:
-            recorder.click(*save)  # times out: no element
-            recorder.click(*save)  # within the pause after a failure: not even tried
-            time.sleep(1.0)  # the pause is over
-            recorder.click(*save)  # tried, times out again
+            wait_until(lambda: stats.failed >= 1, "a read to time out")
+            # Nothing was repainted since the last read that worked: it still holds.
+            recorder.click(*save)
+            time.sleep(2.0)  # long enough for 20 reads at 0.1 s if failures did not pause
+            failed_while_stopped = stats.failed
         finally:
             os.kill(app.pid, signal.SIGCONT)
         wait_until(lambda: elements("atspi", display=display.name).count() > 1, "the app's tree")
-        time.sleep(1.0)
+        resumed = time.monotonic()
+        wait_until(
+            lambda: (read := reads.latest) and read.started > resumed and reads.current(),
+            "a read that works after the pause",
+        )
         recorder.click(*save)  # answering again
         assert recorder.running
+    assert 1 <= failed_while_stopped <= 3
     written = manifest_lines(folder)
-    assert [("element" in line) for line in written] == [False, False, False, True]
+    assert [line["element"]["name"] for line in written] == ["Save", "Save"]
     warnings = [r for r in caplog.records if "could not read the accessibility tree" in r.message]
     assert len(warnings) == 1
     run = read_session(folder).metadata.runs[-1]
-    assert run.elements is not None and (run.elements["reads"], run.elements["failed"]) == (3, 2)
+    assert run.elements is not None and run.elements["failed"] == stats.failed
+    assert (run.elements["lookups"], run.elements["found"]) == (2, 2)
 
 
 def test_a_tk_app_and_a_display_without_the_bus_record_without_elements(
@@ -241,7 +277,7 @@ def test_a_tk_app_and_a_display_without_the_bus_record_without_elements(
     assert [line["kind"] for line in written] == ["click", "scroll"]
     assert all("element" not in line for line in written)
     run = read_session(folder).metadata.runs[-1]
-    assert run.elements is not None and (run.elements["reads"], run.elements["found"]) == (2, 0)
+    assert run.elements is not None and (run.elements["lookups"], run.elements["found"]) == (2, 0)
 
 
 def test_an_element_under_a_window_without_a_tree_is_not_named(
@@ -259,11 +295,14 @@ def test_an_element_under_a_window_without_a_tree_is_not_named(
         # but what the pointer is on is Tk's, which exposes nothing.
         tk, _ = apps.start(display, [sys.executable, str(HERE / "form_app.py")])
         try:
-            xdotool(display, "mousemove", str(save[0]), str(save[1]), "click", "1")
+            xdotool(display, "mousemove", str(save[0]), str(save[1]))
+            looked_at(recorder)
+            xdotool(display, "click", "1")
             wait_until(lambda: len(manifest_lines(folder)) == 1, "the click's line")
         finally:
             apps.stop(tk)
         wait_until(lambda: recorder.backend.capture().pixel(*save) == BLUE, "Save shown again")
+        looked_at(recorder)
         xdotool(display, "click", "1")
         wait_until(lambda: len(manifest_lines(folder)) == 2, "the second click's line")
     under_tk, on_save = manifest_lines(folder)
@@ -272,7 +311,7 @@ def test_an_element_under_a_window_without_a_tree_is_not_named(
     assert on_save["element"]["name"] == "Save"
     run = read_session(folder).metadata.runs[-1]
     assert run.elements is not None
-    assert (run.elements["reads"], run.elements["found"], run.elements["covered"]) == (2, 1, 1)
+    assert (run.elements["lookups"], run.elements["found"], run.elements["covered"]) == (2, 1, 1)
 
 
 def bus_clients(address: str) -> list[int]:
@@ -293,7 +332,6 @@ def bus_clients(address: str) -> list[int]:
 def test_sigkill_mid_session_leaves_whole_lines_with_elements_and_no_bus_connection(
     tmp_path: Path,
     gtk: tuple[Display, subprocess.Popen[str], ElementTree],
-    wait_until: Callable[..., Any],
     kill_mid_session: Callable[..., int],
 ) -> None:
     display, _, _ = gtk
@@ -319,6 +357,10 @@ def test_viewfinder_record_prints_the_element_of_each_click_unless_told_not_to(
 ) -> None:
     display, _, tree = gtk
     save = centre_of(tree, "push button", "Save")
+    # The pointer rests on Save before the recording starts, as a person's does before
+    # a click: its hover look is painted then, not in the instant before the press.
+    xdotool(display, "mousemove", str(save[0]), str(save[1]))
+    time.sleep(1.0)
     folder = tmp_path / "s"
     command = [sys.executable, "-m", "viewfinder.cli", "record", "--display", display.name]
     process = subprocess.Popen(

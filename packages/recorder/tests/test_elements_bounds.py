@@ -47,4 +47,4 @@ def test_an_element_with_a_name_too_long_to_find_it_by_is_left_out(
     assert "element" not in lines[0] and len((folder / "manifest.jsonl").read_bytes()) < 1000
     run = read_session(folder).metadata.runs[-1]
     assert run.elements is not None
-    assert (run.elements["reads"], run.elements["found"], run.elements["too_long"]) == (1, 0, 1)
+    assert (run.elements["lookups"], run.elements["found"], run.elements["too_long"]) == (1, 0, 1)

@@ -291,12 +291,14 @@ def test_a_press_that_moves_before_its_release_is_one_drag_a_still_one_a_click(
 
 def test_each_pointer_action_looks_its_element_up_once_where_it_began(session):
     # The logic around the lookup (the real one, on a GTK form, is test_elements.py):
-    # a lookup that names every point it is asked about.
+    # a lookup that names every point it is asked about, by the instant of the press.
     recorder, _, folder = session
     asked: list[tuple[int, int]] = []
+    instants: list[float] = []
 
-    def lookup(x: int, y: int) -> ElementAnchor:
+    def lookup(x: int, y: int, at: float) -> ElementAnchor:
         asked.append((x, y))
+        instants.append(at)
         return ElementAnchor(role="push button", name=f"at {x},{y}")
 
     assert recorder.element_source is None  # the canvas is no X display: nothing to ask
@@ -314,6 +316,7 @@ def test_each_pointer_action_looks_its_element_up_once_where_it_began(session):
     recorder.record(Event(kind=EventKind.CLICK, position=Point(x=9, y=9), element=given))
     recorder.flush()
     assert asked == [(50, 50), (100, 100), (300, 40)]
+    assert instants == [t, t + 1.0, t + 3.0]  # each press's own instant, not when it came
     named = [(line["kind"], line.get("element", {}).get("name")) for line in lines(folder)]
     assert named == [
         ("double_click", "at 50,50"),

@@ -14,7 +14,8 @@
 - A pointer action (click, double click, right or middle click, scroll, the press of a
   drag) carries the element under its point when an ``elements`` lookup is given
   (:mod:`viewfinder.recorder.pointer_elements`): looked up once, when the action
-  begins (the first press of a double click, the first wheel click of a burst).
+  begins (the first press of a double click, the first wheel click of a burst), in a
+  tree read before the press's instant, as its frame is.
 - A press of the left button that moves more than ``drag_distance`` before its release is
   a ``drag``: from the press to the release, with its duration and its path (the points
   the pointer went through, thinned to those that change its course) in the line's
@@ -46,7 +47,8 @@ log = logging.getLogger(__name__)
 _CLICK_KINDS = {1: EventKind.CLICK, 2: EventKind.DOUBLE_CLICK, 3: EventKind.TRIPLE_CLICK}
 _OTHER_BUTTONS = {"right": EventKind.RIGHT_CLICK, "middle": EventKind.MIDDLE_CLICK}
 #: The element under a screen point, or None (see :mod:`viewfinder.recorder.pointer_elements`).
-ElementLookup = Callable[[int, int], ElementAnchor | None]
+#: Called with the point and the monotonic instant of the press.
+ElementLookup = Callable[[int, int, float], ElementAnchor | None]
 #: Pointer kinds that act on what is under their point (a move only passes over it).
 _ELEMENT_KINDS = POINTER_KINDS - {EventKind.MOVE, EventKind.MOUSE_UP}
 
@@ -159,7 +161,7 @@ class Pairing:
             if pending.count >= max(_CLICK_KINDS):
                 self.flush()
             return
-        element = self._element_at(x, y)
+        element = self._element_at(x, y, at)
         self.flush()
         self._pending = _Click(
             self.frames.frame_before(at),
@@ -217,7 +219,7 @@ class Pairing:
             pending.dy += dy
             pending.last = at
             return
-        element = self._element_at(x, y)
+        element = self._element_at(x, y, at)
         self.flush()
         self._pending = _Scroll(
             self.frames.frame_before(at), at, at, x, y, dx, dy, held, element=element
@@ -249,7 +251,7 @@ class Pairing:
         if event.element is None and event.kind in _ELEMENT_KINDS:
             point = event.start_position or event.position
             if point is not None:
-                event = event.model_copy(update={"element": self._element_at(point.x, point.y)})
+                event = event.model_copy(update={"element": self._element_at(point.x, point.y, at)})
         self.flush()
         return self._commit(event, self.frames.frame_before(at), at)
 
@@ -303,8 +305,8 @@ class Pairing:
 
     # -- internals -------------------------------------------------------------------
 
-    def _element_at(self, x: int, y: int) -> ElementAnchor | None:
-        return self.elements(x, y) if self.elements is not None else None
+    def _element_at(self, x: int, y: int, at: float) -> ElementAnchor | None:
+        return self.elements(x, y, at) if self.elements is not None else None
 
     def _begin_typing(self, at: float) -> _Typing:
         frame = self.frames.frame_before(at)

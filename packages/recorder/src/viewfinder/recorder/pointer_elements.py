@@ -8,24 +8,27 @@ names above it, and its box (``element`` in the manifest line, an
 :class:`~viewfinder.core.ElementAnchor`). A cache built from the recording finds the
 element again by that path when the pixels moved.
 
-When the tree is read: right when the press is reported, on the thread reporting it
-(the X listener's), before the action's line is written. Naming the element under a
-click on the GTK test form costs about 15 ms on a loaded two-core machine
-(benchmarks/recorder_elements.py); the frame store captures on its own thread and picks
-the frame from before the press by the press's own time, so the read delays neither
-the capture nor the choice of frame, only the handling of the next input event. A tree
-kept up to date in the background instead would cost a read after every repaint and
-could still be older than the last change; a read at the press sees the screen as the
-person saw it, unless the application changed under the pointer within those
-milliseconds (a popup that opens on the press itself).
+When the tree is read: before the press, as the frame is. :mod:`.tree_reads` reads it
+in the background whenever the display reports a repaint (and every few seconds on a
+still screen), and a press is paired with the newest read that finished before the
+press happened, provided the screen did not change from the start of that read to the
+press. Reading at the press instead read the tree when the press *arrived*, after the
+application may already have handled it: a button that relabels itself when clicked
+('Start' to 'Stop') was recorded under its new name. When no read qualifies (the screen
+changed just before the press, faster than a read takes) the element is left out and
+counted (``not_before``), never taken from a read that could be from after the press.
+Naming the element then costs the press only a round trip to the X server and a walk of
+the kept tree; the reads run on their own thread.
 
 The tree does not know which window is in front: an element is kept only when its
 window is the one the X server shows at the point (:mod:`viewfinder.xvfb.top_window`),
-so a click on a Tk window lying over a GTK button is not taken for a click on the button.
+asked at the press, so a click on a Tk window lying over a GTK button is not taken for
+a click on the button.
 
-A read that fails or times out leaves the element out and is logged once; after a
-failure no read is tried for :data:`RETRY_AFTER_S` seconds, so an application that
-stopped answering costs one timeout, not one per click. Nothing here stops a recording.
+A read that fails or times out is logged once, and reading pauses for
+:data:`~viewfinder.recorder.tree_reads.RETRY_AFTER_S` seconds, so an application that
+stopped answering costs one timeout per pause, not one per repaint. Nothing here stops
+a recording.
 """
 
 from __future__ import annotations
@@ -37,15 +40,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from viewfinder.core import Element, ElementAnchor, ElementSource, ElementTree, get_element_source
+from viewfinder.recorder.tree_reads import TreeReads
 
 log = logging.getLogger(__name__)
 
 #: Where AT-SPI clients find a display's accessibility bus: a property of the root window.
 BUS_PROPERTY = "AT_SPI_BUS"
-#: One read of the tree may take this long (seconds) before the element is left out.
+#: One read of the tree may take this long (seconds) before it counts as failed.
 READ_TIMEOUT_S = 1.0
-#: After a failed read, actions go without an element for this long (seconds).
-RETRY_AFTER_S = 10.0
 #: An element whose role or name, or one above it, is longer than this is left out: an
 #: app names its widgets, and a name that long is no name to find a button by again
 #: (clipped, it would no longer match); it would only swell every line it is on.
@@ -54,27 +56,30 @@ MAX_NAME_CHARS = 500
 
 @dataclass
 class LookupStats:
-    """What the lookups cost, for metadata.json's run entry."""
+    """What the lookups found and cost, for metadata.json's run entry."""
 
-    reads: int = 0
+    #: pointer actions whose element was looked up
+    lookups: int = 0
     found: int = 0
+    #: left out: no read of the tree was from before the press (the screen changed
+    #: after the newest read began and before the press, or no read had finished)
+    not_before: int = 0
     #: an element was in the tree there, but another window (one that exposes no
     #: tree, Tk) was in front of it
     covered: int = 0
     #: an element was there, but a name on its path was longer than MAX_NAME_CHARS
     too_long: int = 0
-    failed: int = 0
-    #: time spent looking up (reading the tree, finding the element, the front window)
+    #: time the actions spent looking up (the kept tree, the front window)
     lookup_s: float = 0.0
 
     def as_dict(self) -> dict[str, float | int]:
-        mean_ms = 1000 * self.lookup_s / self.reads if self.reads else 0.0
+        mean_ms = 1000 * self.lookup_s / self.lookups if self.lookups else 0.0
         return {
-            "reads": self.reads,
+            "lookups": self.lookups,
             "found": self.found,
+            "not_before": self.not_before,
             "covered": self.covered,
             "too_long": self.too_long,
-            "failed": self.failed,
             "mean_lookup_ms": round(mean_ms, 1),
         }
 
@@ -88,8 +93,7 @@ class PointerElements:
         self.display = display
         self._conn = conn  # an Xlib connection to ``display``: which window is in front
         self.stats = LookupStats()
-        self._logged = False
-        self._paused_until = 0.0
+        self.reads: TreeReads | None = None
 
     @classmethod
     def for_display(cls, display: str) -> tuple[PointerElements | None, str]:
@@ -115,35 +119,52 @@ class PointerElements:
             return None, reason
         return cls(source, display, conn), ""
 
-    def at(self, x: int, y: int) -> ElementAnchor | None:
-        """The element a pointer at (``x``, ``y``) acts on now, or None (none there, or
-        the tree could not be read)."""
-        if time.monotonic() < self._paused_until:
-            return None
+    def follow(self, watch: Any) -> None:
+        """Keep the latest tree, read on the repaints ``watch`` reports (a started
+        :class:`~viewfinder.recorder.damage.DamageWatch`; hand its repaints to
+        :meth:`changed`). Reads the tree once before returning."""
+        self.reads = TreeReads(self.source.read, watch, self.display)
+        self.reads.start()
+
+    def changed(self, at: float) -> None:
+        """The screen repainted at monotonic instant ``at``."""
+        if self.reads is not None:
+            self.reads.changed(at)
+
+    def before(self, x: int, y: int, at: float) -> ElementAnchor | None:
+        """The element a pointer at (``x``, ``y``) acted on at monotonic instant ``at``,
+        from a tree read before then (:meth:`follow`); None when there is none there
+        or no read is from before ``at``."""
+        if self.reads is None:
+            raise RuntimeError("follow() a damage watch before asking for elements")
         started = time.monotonic()
         try:
-            tree = self.source.read()
-            element = tree.element_at(x, y)
-            if element is not None and not self._in_front(tree, element, x, y):
-                self.stats.covered += 1
+            self.stats.lookups += 1
+            read = self.reads.before(at)
+            if read is None:
+                self.stats.not_before += 1
                 return None
-        except Exception as exc:  # a hung or crashed application must not stop a recording
-            self.stats.failed += 1
-            self._paused_until = time.monotonic() + RETRY_AFTER_S
-            if not self._logged:
-                self._logged = True
-                log.warning(
-                    "could not read the accessibility tree of %s (%s); actions go without "
-                    "their element until a read works (retried every %g s)",
-                    self.display,
-                    exc,
-                    RETRY_AFTER_S,
-                )
-            return None
+            return self._anchor(read.tree, x, y)
         finally:
-            self.stats.reads += 1
             self.stats.lookup_s += time.monotonic() - started
+
+    def at(self, x: int, y: int) -> ElementAnchor | None:
+        """The element at (``x``, ``y``) in a tree read now (not for a press that has
+        happened: the application may have changed since; see :meth:`before`). Raises
+        what the read raises. Not while :meth:`follow` reads in the background."""
+        started = time.monotonic()
+        try:
+            self.stats.lookups += 1
+            return self._anchor(self.source.read(), x, y)
+        finally:
+            self.stats.lookup_s += time.monotonic() - started
+
+    def _anchor(self, tree: ElementTree, x: int, y: int) -> ElementAnchor | None:
+        element = tree.element_at(x, y)
         if element is None:
+            return None
+        if not self._in_front(tree, element, x, y):
+            self.stats.covered += 1
             return None
         anchor = tree.anchor(element)
         words = [anchor.role, anchor.name, *(word for pair in anchor.path for word in pair)]
@@ -154,13 +175,24 @@ class PointerElements:
         return anchor
 
     def _in_front(self, tree: ElementTree, element: Element, x: int, y: int) -> bool:
-        """Whether ``element``'s window is the one in front at the point."""
+        """Whether ``element``'s window is the one in front at the point, now."""
         from viewfinder.xvfb.top_window import shows, window_at
 
         front = window_at(self._conn, x, y)
         return front is not None and shows(front, tree, element)
 
+    def summary(self) -> dict[str, float | int | str]:
+        """The run's ``elements`` entry for metadata.json."""
+        found: dict[str, float | int | str] = {"source": self.source.name}
+        if self.reads is not None:
+            stats = self.reads.stats
+            mean_ms = 1000 * stats.read_s / stats.reads if stats.reads else 0.0
+            found.update(reads=stats.reads, failed=stats.failed, mean_read_ms=round(mean_ms, 1))
+        return {**found, **self.stats.as_dict()}
+
     def close(self) -> None:
+        if self.reads is not None:
+            self.reads.stop()
         with contextlib.suppress(Exception):
             self.source.close()
         with contextlib.suppress(Exception):

@@ -9,29 +9,26 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from viewfinder.core import CaptureBackend, Event, EventKind, Point
+from viewfinder.core import CaptureBackend, Event
+from viewfinder.recorder.actions import CLICK_KINDS, ProgrammaticActions
 from viewfinder.recorder.errors import RecorderError, RecorderStateError, RecordingFailedError
 from viewfinder.recorder.frames import FrameStore
-from viewfinder.recorder.keys import classify, parse_chord, stroke_for_char
+from viewfinder.recorder.keys import classify
 from viewfinder.recorder.layout import SessionLayout
 from viewfinder.recorder.pairing import Pairing, PairingSettings
+from viewfinder.recorder.pointer_elements import PointerElements
 from viewfinder.recorder.run import ActiveRun, RecordingSummary, RunOptions, close_run, open_run
 from viewfinder.recorder.sources import InputSource, ProgrammaticInput
 
 log = logging.getLogger(__name__)
 
 _BUTTON_NAMES = {1: "left", 2: "middle", 3: "right"}
-_CLICK_KINDS = {
-    "left": EventKind.CLICK,
-    "right": EventKind.RIGHT_CLICK,
-    "middle": EventKind.MIDDLE_CLICK,
-}
 #: X wheel buttons as (dx, dy) wheel clicks; positive is right/down.
 _WHEEL = {4: (0, -1), 5: (0, 1), 6: (-1, 0), 7: (1, 0)}
 State = Literal["new", "recording", "stopping", "stopped"]
 
 
-class Recorder:
+class Recorder(ProgrammaticActions):
     """Record actions on a screen, each with the frame from just before it.
 
     >>> with Recorder("session", "xvfb", backend_options={"display": ":1"},
@@ -218,100 +215,26 @@ class Recorder:
         return self._active().backend
 
     @property
+    def elements(self) -> PointerElements | None:
+        """What names pointer actions' elements (its ``reads`` keep the latest tree), or
+        None when actions are recorded without them."""
+        return self._active().elements
+
+    def server_clock(self, display: str) -> Any:
+        """The clock that maps X display ``display``'s timestamps for this recording (a
+        :class:`~viewfinder.recorder.x11.ServerClock`), or None. An X listener uses it
+        for its presses, so a press and a repaint are ordered by the server's own
+        timestamps, not by two estimates of its clock's offset."""
+        watch = self._active().damage
+        if watch is None or watch.display != display:
+            return None
+        return getattr(watch, "clock", None)
+
+    @property
     def element_source(self) -> str | None:
         """The source naming pointer actions' elements (``"atspi"``), or None."""
         lookups = self._active().elements
         return lookups.source.name if lookups is not None else None
-
-    # -- programmatic input ----------------------------------------------------------
-
-    def click(
-        self,
-        x: int,
-        y: int,
-        *,
-        button: str = "left",
-        modifiers: Sequence[str] = (),
-        at: float | None = None,
-    ) -> Event:
-        """Record a click at ``(x, y)``; call it just before performing the click."""
-        if button not in _CLICK_KINDS:
-            raise ValueError(f"unknown mouse button {button!r}; use left, middle or right")
-        event = Event(
-            kind=_CLICK_KINDS[button], position=Point(x=x, y=y), modifiers=list(modifiers)
-        )
-        return self._apply(lambda pairing, now: pairing.action(event, now), at)
-
-    def double_click(
-        self, x: int, y: int, *, modifiers: Sequence[str] = (), at: float | None = None
-    ) -> Event:
-        """Record a double click at ``(x, y)``."""
-        event = Event(
-            kind=EventKind.DOUBLE_CLICK, position=Point(x=x, y=y), modifiers=list(modifiers)
-        )
-        return self._apply(lambda pairing, now: pairing.action(event, now), at)
-
-    def right_click(self, x: int, y: int, *, at: float | None = None) -> Event:
-        """Record a right click at ``(x, y)``."""
-        return self.click(x, y, button="right", at=at)
-
-    def scroll(
-        self,
-        x: int,
-        y: int,
-        dx: int = 0,
-        dy: int = 0,
-        *,
-        modifiers: Sequence[str] = (),
-        at: float | None = None,
-    ) -> None:
-        """Record ``dy`` wheel clicks down (negative: up) and ``dx`` right at ``(x, y)``.
-
-        Scrolls in a row at the same place join one ``scroll`` event.
-        """
-        self._apply(lambda pairing, now: pairing.scroll(x, y, dx, dy, modifiers, now), at)
-
-    def key(self, keys: str | Sequence[str], *, at: float | None = None) -> None:
-        """Record a key or chord (``"ctrl+s"``, ``"Return"``); a plain character is typing."""
-        stroke = parse_chord(keys)
-        self._apply(lambda pairing, now: pairing.stroke(stroke, now), at)
-
-    def type(self, text: str, *, at: float | None = None) -> None:
-        """Record typed text into the typing burst (``\\n`` is Enter, ``\\b`` BackSpace)."""
-        strokes = [stroke_for_char(char) for char in text]
-
-        def apply(pairing: Pairing, now: float) -> None:
-            for stroke in strokes:
-                pairing.stroke(stroke, now)
-
-        self._apply(apply, at)
-
-    def record(self, event: Event, *, at: float | None = None) -> None:
-        """Record any Event by the pairing rules (type, key and scroll join their bursts)."""
-        if event.kind is EventKind.TYPE:
-            self.type(event.text or "", at=at)
-        elif event.kind is EventKind.KEY:
-            self.key(event.keys, at=at)
-        elif event.kind is EventKind.SCROLL and event.position is not None:
-            self.scroll(
-                event.position.x,
-                event.position.y,
-                event.scroll_dx,
-                event.scroll_dy,
-                modifiers=event.modifiers,
-                at=at,
-            )
-        else:
-            self._apply(lambda pairing, now: pairing.action(event, now), at)
-
-    def act(self, event: Event) -> None:
-        """Record ``event``, then perform it through the backend (xvfb and cdp can act)."""
-        self.record(event)
-        self.backend.act(event)
-
-    def flush(self) -> None:
-        """Write a pending typing burst, scroll burst or click now."""
-        self._apply(lambda pairing, now: pairing.flush(), None)
 
     # -- InputSink: raw presses from listeners ---------------------------------------
 
@@ -329,7 +252,7 @@ class Recorder:
             self.scroll(x, y, dx, dy, modifiers=modifiers, at=at)
             return
         name = _BUTTON_NAMES.get(button) if isinstance(button, int) else button
-        if name not in _CLICK_KINDS:
+        if name not in CLICK_KINDS:
             return  # back/forward and other extra buttons are not actions we record
         self._apply(lambda pairing, now: pairing.press(x, y, name, modifiers, now), at)
 

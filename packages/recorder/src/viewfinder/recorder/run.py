@@ -77,6 +77,9 @@ class ActiveRun:
     first_seq: int
     started_at: datetime
     elements: PointerElements | None = None
+    #: the X display's damage watch (None for other backends), whose clock maps the
+    #: server's timestamps for every part of the run
+    damage: Any = None
 
 
 def open_run(options: RunOptions) -> ActiveRun:
@@ -121,11 +124,16 @@ def open_run(options: RunOptions) -> ActiveRun:
             context={"recorder": str(layout.root)},
         )
         frames.start()
-        _follow_damage(backend, frames)
+        elements, why = _pointer_elements(options, backend)
+        watch = _follow_damage(backend, frames, elements)
+        if elements is not None and watch is None:
+            elements.close()
+            elements, why = None, "the display reports no repaints (no DAMAGE extension)"
+        elif elements is not None:
+            elements.follow(watch)  # the first read, before the first press can come
         started = utc_now()
         first_seq = folder.manifest.next_seq
         metadata = _metadata(options, backend, previous, ScreenSize(width=width, height=height))
-        elements, why = _pointer_elements(options, backend)
         metadata.runs.append(
             RecordingRun(
                 started_at=started,
@@ -155,7 +163,7 @@ def open_run(options: RunOptions) -> ActiveRun:
         next_seq=first_seq,
         settings=options.settings,
         on_event=options.on_event,
-        elements=elements.at if elements is not None else None,
+        elements=elements.before if elements is not None else None,
     )
     return ActiveRun(
         folder,
@@ -168,6 +176,7 @@ def open_run(options: RunOptions) -> ActiveRun:
         first_seq,
         started,
         elements,
+        watch,
     )
 
 
@@ -185,7 +194,7 @@ def close_run(run: ActiveRun, error: BaseException | None) -> RecordingSummary:
     current.error = metadata.error
     if run.elements is not None:
         run.elements.close()
-        current.elements = {"source": run.elements.source.name, **run.elements.stats.as_dict()}
+        current.elements = run.elements.summary()
     _keep_notes_on_disk(run.folder.layout.metadata, metadata)
     try:
         metadata.save(run.folder.layout.metadata, fsync=run.pairing.settings.fsync)
@@ -269,13 +278,23 @@ def _plain(options: Mapping[str, Any]) -> dict[str, Any]:
     return plain
 
 
-def _follow_damage(backend: CaptureBackend, frames: FrameStore) -> None:
-    # An X display reports its repaints; any other backend is polled every interval.
+def _follow_damage(
+    backend: CaptureBackend, frames: FrameStore, elements: PointerElements | None
+) -> Any:
+    """The started damage watch of an X display, whose repaints the frames and the
+    elements follow; None for any other backend (polled every interval)."""
     display = getattr(backend, "display_name", None)
     if not isinstance(display, str) or not display:
-        return
+        return None
     from viewfinder.recorder.damage import DamageWatch
 
-    watch = DamageWatch(display, frames.damaged)
-    if watch.start():
-        frames.follow_damage(watch)
+    def repainted(at: float) -> None:
+        frames.damaged(at)
+        if elements is not None:
+            elements.changed(at)
+
+    watch = DamageWatch(display, repainted)
+    if not watch.start():
+        return None
+    frames.follow_damage(watch)
+    return watch

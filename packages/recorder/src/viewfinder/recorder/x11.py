@@ -21,7 +21,9 @@ Two things were found by measuring on Xvfb (see docs/recorder.md):
 - Server timestamps are milliseconds of the server's monotonic clock. The listener
   measures the offset to this process's :func:`time.monotonic` once at start, so each
   press is reported with the instant it happened rather than when it arrived; the
-  recorder pairs it with the frame captured before that instant.
+  recorder pairs it with the frame captured before that instant. A recorder that
+  follows the display's repaints lends its own clock instead (``server_clock``), so
+  presses and repaints are mapped with one offset and keep the server's order.
 """
 
 from __future__ import annotations
@@ -157,7 +159,11 @@ class X11RecordInput:
                 )
             self._control = control
             self.keymap = Keymap(control)
-            self.clock = ServerClock.measure(control)
+            # The recorder's clock when it has one for this display: the frames and the
+            # elements compare presses with repaints it timed.
+            shared = getattr(sink, "server_clock", None)
+            clock = shared(self.display) if callable(shared) else None
+            self.clock = clock if isinstance(clock, ServerClock) else ServerClock.measure(control)
             self._context = control.record_create_context(0, [record.AllClients], [_DEVICE_PRESSES])
             control.sync()
         except (ConnectionClosedError, DisplayError, OSError) as exc:
