@@ -50,6 +50,12 @@ NO_TREE_REASON = (
     "{windows} expose no accessibility tree (Tk implements no AT-SPI; other toolkits may "
     "have been started without the bus's environment: see docs/elements.md)"
 )
+LEFT_OUT_REASON = (
+    "{count} elements left out (max_elements={limit}; visible and interactive ones are "
+    "kept first): pass a larger max_elements to read them"
+)
+#: How many elements a read asks about at least, before it keeps ``max_elements``.
+MAX_READ = 5000
 
 
 class AtspiSource(ElementSource):
@@ -85,13 +91,14 @@ class AtspiSource(ElementSource):
 
     def _read(self) -> ElementRead:
         from viewfinder.xvfb.atspi import AtspiReader, ReadLimits
+        from viewfinder.xvfb.atspi_cut import keep_first
 
         conn = open_display(self.display)
         try:
             address = _bus_address(conn)
             screen = conn.screen()
             size = (screen.width_in_pixels, screen.height_in_pixels)
-            windows = _titled_windows(conn)
+            windows = _mapped_windows(conn)
         finally:
             close_quietly(conn)
         if address is None:
@@ -101,13 +108,19 @@ class AtspiSource(ElementSource):
             return ElementRead(
                 [], FOREIGN_BUS_REASON.format(display=self.display, address=address, folder=folder)
             )
-        limits = ReadLimits(max_elements=self.max_elements, timeout=self.timeout)
+        limits = ReadLimits(
+            max_elements=self.max_elements,
+            timeout=self.timeout,
+            max_read=max(self.max_elements, MAX_READ),
+        )
         reader = AtspiReader(address, size, limits)
         try:
             roots = reader.read(reader.applications())
         finally:
             reader.close()
-        return ElementRead(roots, _unexposed(windows, roots))
+        cut = keep_first(roots, self.max_elements)
+        reasons = [_unexposed(windows, roots), _left_out(cut, reader.unread, self.max_elements)]
+        return ElementRead(roots, "; ".join(reason for reason in reasons if reason))
 
 
 def _bus_address(conn: Xlib.display.Display) -> str | None:
@@ -183,9 +196,11 @@ def _bus_in(address: str, folder: Path) -> bool:
     return True
 
 
-def _titled_windows(conn: Xlib.display.Display) -> dict[str, str]:
-    """The mapped top-level windows' titles, with each one's WM_CLASS class."""
-    titled = {}
+def _mapped_windows(conn: Xlib.display.Display) -> list[tuple[str, str, int | None]]:
+    """The mapped top-level windows: title (or "" for none), WM_CLASS class, owner pid."""
+    from viewfinder.xvfb.top_window import owner_pid
+
+    found = []
     for window_id in top_level_windows(conn):
         window = conn.create_resource_object("window", window_id)
         try:
@@ -195,17 +210,34 @@ def _titled_windows(conn: Xlib.display.Display) -> dict[str, str]:
             wm_class = window.get_wm_class()
         except Xlib.error.XError:  # gone meanwhile
             continue
-        if title:
-            titled[str(title)] = wm_class[1] if wm_class else "?"
-    return titled
+        found.append(
+            (str(title or ""), wm_class[1] if wm_class else "?", owner_pid(conn, window_id))
+        )
+    return found
 
 
-def _unexposed(windows: dict[str, str], roots: list[ElementNode]) -> str:
-    """A reason naming the windows no application's tree has a top-level element for."""
-    exposed = {child.name for app in roots for child in app.children}
-    missing = [
-        f"{title!r} ({wm_class})" for title, wm_class in windows.items() if title not in exposed
-    ]
+def _unexposed(windows: list[tuple[str, str, int | None]], roots: list[ElementNode]) -> str:
+    """A reason naming the windows of processes no application's tree comes from (by
+    the X server's owner of each window against each application's pid on the bus;
+    by title where the X server does not say who owns a window)."""
+    pids = {app.pid for app in roots if app.pid is not None}
+    titles = {child.name for app in roots for child in app.children}
+    missing = []
+    for title, wm_class, pid in windows:
+        if pid in pids or (pid is None and title in titles):
+            continue
+        if pid is None and not title:
+            continue  # nothing to tell it by: not claimed either way
+        named = repr(title) if title else "an untitled window"
+        missing.append(f"{named} ({wm_class})")
     if not missing:
         return ""
-    return NO_TREE_REASON.format(windows="window " + ", ".join(missing))
+    return NO_TREE_REASON.format(windows="window " + ", ".join(dict.fromkeys(missing)))
+
+
+def _left_out(cut: int, unread: int, limit: int) -> str:
+    """A reason saying how many elements a read left out, or ""."""
+    if not cut and not unread:
+        return ""
+    count = f"at least {cut + unread}" if unread else str(cut)
+    return LEFT_OUT_REASON.format(count=count, limit=limit)
