@@ -220,9 +220,11 @@ def _unexposed(windows: list[tuple[str, str, int | None]], roots: list[ElementNo
     """A reason naming the windows of processes no application's tree comes from (by
     the X server's owner of each window against each application's pid on the bus;
     by title where the X server does not say who owns a window)."""
+    from viewfinder.xvfb.toolkit_hints import hint
+
     pids = {app.pid for app in roots if app.pid is not None}
     titles = {child.name for app in roots for child in app.children}
-    missing = []
+    missing, hints = [], []
     for title, wm_class, pid in windows:
         if pid in pids or (pid is None and title in titles):
             continue
@@ -230,9 +232,13 @@ def _unexposed(windows: list[tuple[str, str, int | None]], roots: list[ElementNo
             continue  # nothing to tell it by: not claimed either way
         named = repr(title) if title else "an untitled window"
         missing.append(f"{named} ({wm_class})")
+        why = hint(pid)
+        if why and why.startswith("its "):  # Tk's is said for every window
+            hints.append(f"{named}: {why}")
     if not missing:
         return ""
-    return NO_TREE_REASON.format(windows="window " + ", ".join(dict.fromkeys(missing)))
+    reason = NO_TREE_REASON.format(windows="window " + ", ".join(dict.fromkeys(missing)))
+    return "; ".join([reason, *dict.fromkeys(hints)])
 
 
 def _left_out(cut: int, unread: int, limit: int) -> str:
