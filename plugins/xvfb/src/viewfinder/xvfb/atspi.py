@@ -126,6 +126,7 @@ class AtspiReader:
     """
 
     def __init__(self, address: str, screen: tuple[int, int], limits: ReadLimits) -> None:
+        self.address = address
         self.screen = screen
         self.limits = limits
         self._connection: DBusConnection = open_dbus_connection(bus=address)

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import Xlib.display
 import Xlib.error
@@ -35,6 +36,9 @@ from viewfinder.xvfb import server
 from viewfinder.xvfb.accessibility_bus import ROOT_PROPERTY
 from viewfinder.xvfb.connection import close_quietly, open_display
 from viewfinder.xvfb.windows import top_level_windows
+
+if TYPE_CHECKING:
+    from viewfinder.xvfb.atspi import AtspiReader, ReadLimits
 
 NO_BUS_REASON = (
     "display {display} has no accessibility bus (no AT_SPI_BUS on its root window): start "
@@ -62,7 +66,9 @@ class AtspiSource(ElementSource):
     """The AT-SPI2 trees of the apps on X display ``display`` (default ``$DISPLAY``).
 
     ``timeout`` bounds one read (seconds); ``max_elements`` caps how many elements it
-    collects (a browser's tree can hold tens of thousands).
+    keeps (a browser's tree can hold tens of thousands): the visible and interactive
+    ones first, and the read's reason says how many it left out. The connection to the
+    bus is kept from one read to the next (until the bus changes or a read fails).
     """
 
     name = "atspi"
@@ -82,6 +88,8 @@ class AtspiSource(ElementSource):
         self.display = chosen
         self.timeout = timeout
         self.max_elements = max_elements
+        self._reader: AtspiReader | None = None
+        self._lock = threading.Lock()  # one read at a time on the kept connection
 
     @classmethod
     def availability(cls, display: str | None = None, **_: Any) -> Availability:
@@ -90,7 +98,7 @@ class AtspiSource(ElementSource):
         return Availability.yes()
 
     def _read(self) -> ElementRead:
-        from viewfinder.xvfb.atspi import AtspiReader, ReadLimits
+        from viewfinder.xvfb.atspi import ReadLimits
         from viewfinder.xvfb.atspi_cut import keep_first
 
         conn = open_display(self.display)
@@ -113,14 +121,36 @@ class AtspiSource(ElementSource):
             timeout=self.timeout,
             max_read=max(self.max_elements, MAX_READ),
         )
-        reader = AtspiReader(address, size, limits)
-        try:
-            roots = reader.read(reader.applications())
-        finally:
-            reader.close()
+        with self._lock:
+            reader = self._reader_for(address, size, limits)
+            try:
+                roots = reader.read(reader.applications())
+            except BaseException:
+                self._drop_reader()  # a read cut short leaves answers on its way
+                raise
+            unread = reader.unread
         cut = keep_first(roots, self.max_elements)
-        reasons = [_unexposed(windows, roots), _left_out(cut, reader.unread, self.max_elements)]
+        reasons = [_unexposed(windows, roots), _left_out(cut, unread, self.max_elements)]
         return ElementRead(roots, "; ".join(reason for reason in reasons if reason))
+
+    def _reader_for(self, address: str, size: tuple[int, int], limits: ReadLimits) -> AtspiReader:
+        from viewfinder.xvfb.atspi import AtspiReader
+
+        if self._reader is not None and self._reader.address != address:
+            self._drop_reader()
+        if self._reader is None:
+            self._reader = AtspiReader(address, size, limits)
+        self._reader.screen, self._reader.limits = size, limits
+        return self._reader
+
+    def _drop_reader(self) -> None:
+        reader, self._reader = self._reader, None
+        if reader is not None:
+            reader.close()
+
+    def close(self) -> None:
+        with self._lock:
+            self._drop_reader()
 
 
 def _bus_address(conn: Xlib.display.Display) -> str | None:
