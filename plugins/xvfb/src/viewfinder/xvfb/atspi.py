@@ -172,7 +172,7 @@ class AtspiReader:
         pids = self.process_ids([root.bus_name for root in roots])
         for root in roots:
             root.node.pid = pids.get(root.bus_name)
-        level, waiting = roots, []
+        level, waiting = roots, list[_Object]()
         self._count = 0
         while level:
             self._describe(level)
