@@ -37,6 +37,7 @@ BENCHMARKS = [
     "mcp",
     "scale",
     "elements",
+    "atspi_read",
     "recorder_elements",
     "healing",
     "settle_ping",

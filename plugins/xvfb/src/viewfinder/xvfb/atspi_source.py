@@ -32,9 +32,10 @@ from viewfinder.core.element_sources import (
     ElementSource,
     ElementSourceError,
 )
+from viewfinder.core.errors import DisplayGoneError
 from viewfinder.xvfb import server
 from viewfinder.xvfb.accessibility_bus import ROOT_PROPERTY
-from viewfinder.xvfb.connection import close_quietly, open_display
+from viewfinder.xvfb.connection import close_quietly, open_display, x_errors
 from viewfinder.xvfb.windows import top_level_windows
 
 if TYPE_CHECKING:
@@ -68,7 +69,8 @@ class AtspiSource(ElementSource):
     ``timeout`` bounds one read (seconds); ``max_elements`` caps how many elements it
     keeps (a browser's tree can hold tens of thousands): the visible and interactive
     ones first, and the read's reason says how many it left out. The connection to the
-    bus is kept from one read to the next (until the bus changes or a read fails).
+    bus and the X connection are kept from one read to the next (until the bus changes
+    or a read fails); :meth:`close` ends them.
     """
 
     name = "atspi"
@@ -89,7 +91,9 @@ class AtspiSource(ElementSource):
         self.timeout = timeout
         self.max_elements = max_elements
         self._reader: AtspiReader | None = None
-        self._lock = threading.Lock()  # one read at a time on the kept connection
+        self._lock = threading.Lock()
+        self._x: Xlib.display.Display | None = None
+        self._server_pid: int | None = None  # the display's Xvfb, as found last time
 
     @classmethod
     def availability(cls, display: str | None = None, **_: Any) -> Availability:
@@ -98,20 +102,17 @@ class AtspiSource(ElementSource):
         return Availability.yes()
 
     def _read(self) -> ElementRead:
+        with self._lock:  # one read at a time on the kept connections
+            return self._read_now()
+
+    def _read_now(self) -> ElementRead:
         from viewfinder.xvfb.atspi import ReadLimits
         from viewfinder.xvfb.atspi_cut import keep_first
 
-        conn = open_display(self.display)
-        try:
-            address = _bus_address(conn)
-            screen = conn.screen()
-            size = (screen.width_in_pixels, screen.height_in_pixels)
-            windows = _mapped_windows(conn)
-        finally:
-            close_quietly(conn)
+        address, size, windows = self._look()
         if address is None:
             return ElementRead([], NO_BUS_REASON.format(display=self.display))
-        folder = _own_bus_folder(self.display)
+        folder, self._server_pid = _own_bus_folder(self.display, self._server_pid)
         if folder is not None and not _bus_in(address, folder):
             return ElementRead(
                 [], FOREIGN_BUS_REASON.format(display=self.display, address=address, folder=folder)
@@ -121,17 +122,33 @@ class AtspiSource(ElementSource):
             timeout=self.timeout,
             max_read=max(self.max_elements, MAX_READ),
         )
-        with self._lock:
-            reader = self._reader_for(address, size, limits)
-            try:
-                roots = reader.read(reader.applications())
-            except BaseException:
-                self._drop_reader()  # a read cut short leaves answers on its way
-                raise
-            unread = reader.unread
+        reader = self._reader_for(address, size, limits)
+        try:
+            roots = reader.read(reader.applications())
+        except BaseException:
+            self._drop_reader()  # a read cut short leaves answers on its way
+            raise
         cut = keep_first(roots, self.max_elements)
-        reasons = [_unexposed(windows, roots), _left_out(cut, unread, self.max_elements)]
+        reasons = [_unexposed(windows, roots), _left_out(cut, reader.unread, self.max_elements)]
         return ElementRead(roots, "; ".join(reason for reason in reasons if reason))
+
+    def _look(self) -> tuple[str | None, tuple[int, int], list[tuple[str, str, int | None]]]:
+        """The bus address, screen size and mapped windows, over the kept X connection
+        (opening one takes python-xlib longer than the rest of a small read)."""
+        for attempt in range(2):
+            if self._x is None:
+                self._x = open_display(self.display)
+            try:
+                with x_errors(self.display):
+                    screen = self._x.screen()
+                    size = (screen.width_in_pixels, screen.height_in_pixels)
+                    return _bus_address(self._x), size, _mapped_windows(self._x)
+            except DisplayGoneError:
+                close_quietly(self._x)
+                self._x = None
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
 
     def _reader_for(self, address: str, size: tuple[int, int], limits: ReadLimits) -> AtspiReader:
         from viewfinder.xvfb.atspi import AtspiReader
@@ -151,6 +168,9 @@ class AtspiSource(ElementSource):
     def close(self) -> None:
         with self._lock:
             self._drop_reader()
+            if self._x is not None:
+                close_quietly(self._x)
+                self._x = None
 
 
 def _bus_address(conn: Xlib.display.Display) -> str | None:
@@ -164,28 +184,30 @@ def _bus_address(conn: Xlib.display.Display) -> str | None:
     return (value.decode() if isinstance(value, bytes) else str(value)).strip("\0") or None
 
 
-def _own_bus_folder(display: str) -> Path | None:
+def _own_bus_folder(display: str, known: int | None = None) -> tuple[Path | None, int | None]:
     """The framebuffer folder of the Xvfb serving local ``display`` when viewfinder started
-    it (its buses' sockets live there), else None (a display started elsewhere)."""
+    it (its buses' sockets live there), else None (a display started elsewhere); and
+    that Xvfb's pid. ``known``: the pid found last time, checked first (finding it
+    anew looks through every process)."""
     match = re.fullmatch(r"(?:unix)?:(\d+)(?:\.\d+)?", display)
     if match is None:
-        return None
-    pid = server_pid(int(match.group(1)))
+        return None, None
+    pid = server_pid(int(match.group(1)), known)
     if pid is None:
-        return None
+        return None, None
     try:
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
-        return None
+        return None, None
     folder = server.argument_after(argv, b"-fbdir")
-    return Path(os.path.normpath(folder)) if folder else None
+    return (Path(os.path.normpath(folder)) if folder else None), pid
 
 
-def server_pid(number: int) -> int | None:
+def server_pid(number: int, known: int | None = None) -> int | None:
     """The pid of the Xvfb listening on display ``number``'s socket, or None.
 
     Found by the socket, not a lock file: Xvfb started with ``-displayfd`` writes none,
-    and a stale one names a dead or reused pid.
+    and a stale one names a dead or reused pid. ``known`` is tried first.
     """
     socket = str(server.socket_path(number))
     inodes = set()
@@ -199,15 +221,18 @@ def server_pid(number: int) -> int | None:
         return None
     if not inodes:
         return None
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or not server.is_xvfb(int(entry.name)):
+    candidates = [entry.name for entry in Path("/proc").iterdir() if entry.name.isdigit()]
+    if known is not None:
+        candidates.insert(0, str(known))
+    for name in candidates:
+        if not server.is_xvfb(int(name)):
             continue
         try:
-            links = [os.readlink(fd) for fd in (entry / "fd").iterdir()]
+            links = [os.readlink(fd) for fd in Path(f"/proc/{name}/fd").iterdir()]
         except OSError:
             continue
         if inodes.intersection(links):
-            return int(entry.name)
+            return int(name)
     return None
 
 
