@@ -152,11 +152,7 @@ class AtspiReader:
         """The pid of the process behind each of ``bus_names`` (the bus daemon knows it
         from the socket: an application cannot claim another's), in one round trip."""
         names = sorted(set(bus_names))
-        questions: list[Question] = [
-            (BUS_DAEMON, "org.freedesktop.DBus", "GetConnectionUnixProcessID", "s", (name,))
-            for name in names
-        ]
-        replies = self._ask(questions)
+        replies = self._ask([_pid_question(name) for name in names])
         return {name: int(reply[0]) for name, reply in zip(names, replies, strict=True) if reply}
 
     def read(self, applications: list[tuple[str, str]]) -> list[ElementNode]:
@@ -169,13 +165,22 @@ class AtspiReader:
         # combo box's open menu is its child and a child of its popup window (the
         # window it shows in, nearer the top), and a cycle ends there
         self._seen = {(root.bus_name, root.path) for root in roots}
-        pids = self.process_ids([root.bus_name for root in roots])
-        for root in roots:
-            root.node.pid = pids.get(root.bus_name)
-        level, waiting = roots, list[_Object]()
+        names = sorted({root.bus_name for root in roots})
+        level, waiting, holders = roots, list[_Object](), list[_Object]()
         self._count = 0
+        # each level's questions go with the values of the level before (whose
+        # interfaces say which hold text or a value) and, first, the apps' pids
+        extra = [_pid_question(name) for name in names]
         while level:
-            self._describe(level)
+            answers = self._describe(level, holders, extra)
+            if extra:
+                pids = {n: int(a[0]) for n, a in zip(names, answers, strict=True) if a}
+                for root in roots:
+                    root.node.pid = pids.get(root.bus_name)
+                extra = []
+            holders = [
+                item for item in level if TEXT in item.interfaces or VALUE in item.interfaces
+            ]
             # the children of what is not showing wait for everything that shows
             shown: list[_Object] = []
             for item in level:
@@ -184,6 +189,7 @@ class AtspiReader:
             level = self._children(shown)
             if not level and waiting:
                 level, waiting = self._children(waiting), []
+        self._describe([], holders, [])
         for item in waiting:  # left waiting: the read reached its ceiling
             self.unread += len(item.children)
         return [root.node for root in roots]
@@ -208,8 +214,11 @@ class AtspiReader:
                 self._count += 1
         return following
 
-    def _describe(self, level: list[_Object]) -> None:
-        # an application object has no place on the screen (asking makes GTK complain)
+    def _describe(
+        self, level: list[_Object], holders: list[_Object], extra: list[Question]
+    ) -> list[Any]:
+        """Ask about ``level``, the values of ``holders`` and ``extra``, in one
+        exchange; returns the answers to ``extra``."""
         questions: list[Question] = []
         for item in level:
             address = (item.bus_name, item.path)
@@ -220,9 +229,16 @@ class AtspiReader:
                 (address, ACCESSIBLE, "GetChildren", None, ()),
                 (address, ACCESSIBLE, "GetInterfaces", None, ()),
             ]
+            # an application object has no place on the screen (asking makes GTK complain)
             if item.depth > 0:
                 questions.append((address, COMPONENT, "GetExtents", "u", (_SCREEN_COORDINATES,)))
-        answers = iter(self._ask(questions))
+        for item in holders:
+            address = (item.bus_name, item.path)
+            if TEXT in item.interfaces:
+                questions.append((address, TEXT, "GetText", "ii", (0, -1)))
+            else:
+                questions.append((address, PROPERTIES, "Get", "ss", (VALUE, "CurrentValue")))
+        answers = iter(self._ask(questions + extra))
         for item in level:
             role, name, state, children, interfaces = (next(answers) for _ in range(5))
             extents = next(answers) if item.depth > 0 else None
@@ -233,21 +249,11 @@ class AtspiReader:
             item.children = [(str(b), str(p)) for b, p in children[0]] if children else []
             item.interfaces = tuple(interfaces[0]) if interfaces else ()
             item.node.box = box_of(tuple(extents[0]), self.screen) if extents else None
-        self._read_values(
-            [item for item in level if TEXT in item.interfaces or VALUE in item.interfaces]
-        )
-
-    def _read_values(self, holders: list[_Object]) -> None:
-        questions: list[Question] = []
         for item in holders:
-            address = (item.bus_name, item.path)
-            if TEXT in item.interfaces:
-                questions.append((address, TEXT, "GetText", "ii", (0, -1)))
-            else:
-                questions.append((address, PROPERTIES, "Get", "ss", (VALUE, "CurrentValue")))
-        for item, answer in zip(holders, self._ask(questions), strict=True):
+            answer = next(answers)
             if answer:
                 item.node.value = str(answer[0])
+        return list(answers)
 
     def _ask(self, questions: list[Question]) -> list[Any]:
         calls: list[Call] = []
@@ -307,6 +313,10 @@ class AtspiReader:
             f"the accessibility tree was not read within {self.limits.timeout:g}s "
             "(an application stopped answering); pass a longer timeout"
         )
+
+
+def _pid_question(bus_name: str) -> Question:
+    return (BUS_DAEMON, "org.freedesktop.DBus", "GetConnectionUnixProcessID", "s", (bus_name,))
 
 
 def _body(signature: str, values: tuple[Any, ...]) -> bytes:
