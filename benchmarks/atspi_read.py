@@ -142,7 +142,10 @@ def main() -> None:
         "",
         f"`uv run python benchmarks/atspi_read.py --repeat {args.repeat}`: round-robin in "
         "one run on a machine of 2 cores shared with other work; the last column is each "
-        "row's median over the first row's (above 1: slower than the atspi source).",
+        "row's median over the first row's (above 1: slower than the atspi source). "
+        "libatspi runs in the system Python (PyGObject, gir1.2-atspi-2.0) and asks what "
+        "the source asks; with its cache kept it answers part of each read from what it "
+        "learnt before, without asking the app (so that part may be stale).",
         "",
     ]
     for title, command in TREES.items():
