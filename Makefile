@@ -9,6 +9,10 @@ PYTEST_WORKERS ?= 2
 # askui's own reader, in a venv of its own, reads the cache files viewfinder writes (tests)
 ASKUI_VENV := .venv-askui
 ASKUI_VERSION := 0.48.0
+# Qt from PyPI in a venv of its own, for the element tests' Qt apps: Qt 6 (PySide6's
+# essential modules), and PyPI's Qt 5 (PyQt5's wheels, built without AT-SPI support)
+QT_VENV := .venv-qt
+QT_PACKAGES := pyside6-essentials==6.12.0 pyqt5==5.15.11 pyqt5-qt5==5.15.19
 
 .PHONY: help setup demo test lint typecheck bench docs build clean
 
@@ -20,6 +24,8 @@ setup: ## Install missing system packages and uv, then the workspace (uv sync --
 	@$(UV) sync --frozen --all-packages --quiet
 	@$(UV) venv --quiet --allow-existing --python 3.11 $(ASKUI_VENV)
 	@$(UV) pip install --quiet --python $(ASKUI_VENV)/bin/python askui==$(ASKUI_VERSION)
+	@$(UV) venv --quiet --allow-existing --python 3.11 $(QT_VENV)
+	@$(UV) pip install --quiet --python $(QT_VENV)/bin/python $(QT_PACKAGES)
 
 demo: setup ## Run the demo: `viewfinder exec` on the code env examples, then every backend, into ./demo-output/
 	$(UV) run --frozen python examples/demo.py --out demo-output

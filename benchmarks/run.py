@@ -38,6 +38,7 @@ BENCHMARKS = [
     "scale",
     "elements",
     "page_elements",
+    "atspi_read",
     "recorder_elements",
     "healing",
     "settle_ping",

@@ -5,7 +5,7 @@
 # (scripts/system_packages.py).
 set -euo pipefail
 
-packages=(xvfb xdotool x11-utils x11-xserver-utils chromium fonts-dejavu-core fonts-liberation imagemagick scrot libtk8.6 x11-xkb-utils bubblewrap ffmpeg dbus-daemon at-spi2-core python3 python3-gi python3-gi-cairo gir1.2-gtk-3.0)
+packages=(xvfb xdotool x11-utils x11-xserver-utils chromium fonts-dejavu-core fonts-liberation imagemagick scrot libtk8.6 x11-xkb-utils bubblewrap ffmpeg dbus-daemon at-spi2-core python3 python3-gi python3-gi-cairo gir1.2-gtk-3.0 gir1.2-atspi-2.0 python3-pyqt5 gtk-3-examples)
 
 missing=()
 for pkg in "${packages[@]}"; do

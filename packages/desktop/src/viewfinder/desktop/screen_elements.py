@@ -98,6 +98,24 @@ class ElementCoveredError(ViewfinderError, LookupError):
         )
 
 
+class ElementDisabledError(ViewfinderError, LookupError):
+    """An action named an element its application marks as not usable now (greyed
+    out: AT-SPI's ``sensitive`` and ``enabled`` are both missing; a page's
+    ``disabled``). Nothing is done: a click there would do nothing, or something else.
+
+    ``ref`` and ``element`` name it.
+    """
+
+    def __init__(self, ref: str, element: Element) -> None:
+        self.ref = ref
+        self.element = element
+        named = f"{element.role} {element.name!r}" if element.name else element.role
+        super().__init__(
+            f"element {ref} ({named}) is disabled: nothing was done. Do what enables it "
+            "first (fill in what it needs), or act on another element"
+        )
+
+
 def snapshot_tokens(budget: ResultBudget) -> int:
     """The tokens a snapshot may take in a result of ``budget``'s client: at most
     :data:`SNAPSHOT_TOKENS`, and at most a quarter of the client's text."""
@@ -164,6 +182,7 @@ class ScreenElements:
     def centre(self, tree: ElementTree, ref: str) -> tuple[int, int]:
         """The screen point at the middle of element ``ref``'s box in ``tree``;
         :class:`ElementGoneError` when the tree has no visible element ``ref``,
+        :class:`ElementDisabledError` when it is disabled,
         :class:`ElementCoveredError` when a click there would not reach it (another
         window in front, another element under the point: see
         :func:`viewfinder.xvfb.top_window.refusal`)."""
@@ -171,6 +190,8 @@ class ScreenElements:
         if element is None or not element.visible or element.box is None:
             why_none = tree.reason if not tree.roots else ""
             raise ElementGoneError(ref, element or self._known.get(ref), why_none)
+        if "disabled" in element.states:
+            raise ElementDisabledError(ref, element)
         box = element.box
         x, y = box.x + box.width // 2, box.y + box.height // 2
         if tree.source == SOURCE:  # its boxes are this display's: ask its X server

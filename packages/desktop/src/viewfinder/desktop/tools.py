@@ -214,7 +214,13 @@ def run_computer(arguments: ComputerInput, context: ToolContext) -> ToolResult:
 #: ComputerResult.error_type names of an action that could not be read or named an
 #: element that is not there (nothing was done).
 _INPUT_ERRORS = frozenset(
-    {"ActionInputError", "CoordinateRangeError", "ElementGoneError", "ElementCoveredError"}
+    {
+        "ActionInputError",
+        "CoordinateRangeError",
+        "ElementGoneError",
+        "ElementCoveredError",
+        "ElementDisabledError",
+    }
 )
 
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import Xlib.display
 import Xlib.error
@@ -31,10 +32,14 @@ from viewfinder.core.element_sources import (
     ElementSource,
     ElementSourceError,
 )
+from viewfinder.core.errors import DisplayGoneError
 from viewfinder.xvfb import server
 from viewfinder.xvfb.accessibility_bus import ROOT_PROPERTY
-from viewfinder.xvfb.connection import close_quietly, open_display
+from viewfinder.xvfb.connection import close_quietly, open_display, x_errors
 from viewfinder.xvfb.windows import top_level_windows
+
+if TYPE_CHECKING:
+    from viewfinder.xvfb.atspi import AtspiReader, ReadLimits
 
 NO_BUS_REASON = (
     "display {display} has no accessibility bus (no AT_SPI_BUS on its root window): start "
@@ -50,13 +55,22 @@ NO_TREE_REASON = (
     "{windows} expose no accessibility tree (Tk implements no AT-SPI; other toolkits may "
     "have been started without the bus's environment: see docs/elements.md)"
 )
+LEFT_OUT_REASON = (
+    "{count} elements left out (max_elements={limit}; visible and interactive ones are "
+    "kept first): pass a larger max_elements to read them"
+)
+#: How many elements a read asks about at least, before it keeps ``max_elements``.
+MAX_READ = 5000
 
 
 class AtspiSource(ElementSource):
     """The AT-SPI2 trees of the apps on X display ``display`` (default ``$DISPLAY``).
 
     ``timeout`` bounds one read (seconds); ``max_elements`` caps how many elements it
-    collects (a browser's tree can hold tens of thousands).
+    keeps (a browser's tree can hold tens of thousands): the visible and interactive
+    ones first, and the read's reason says how many it left out. The connection to the
+    bus and the X connection are kept from one read to the next (until the bus changes
+    or a read fails); :meth:`close` ends them.
     """
 
     name = "atspi"
@@ -77,6 +91,10 @@ class AtspiSource(ElementSource):
         self.display = chosen
         self.timeout = timeout
         self.max_elements = max_elements
+        self._reader: AtspiReader | None = None
+        self._lock = threading.Lock()
+        self._x: Xlib.display.Display | None = None
+        self._server_pid: int | None = None  # the display's Xvfb, as found last time
 
     @classmethod
     def availability(cls, display: str | None = None, **_: Any) -> Availability:
@@ -85,30 +103,75 @@ class AtspiSource(ElementSource):
         return Availability.yes()
 
     def _read(self) -> ElementRead:
-        from viewfinder.xvfb.atspi import AtspiReader, ReadLimits
+        with self._lock:  # one read at a time on the kept connections
+            return self._read_now()
 
-        conn = open_display(self.display)
-        try:
-            address = _bus_address(conn)
-            screen = conn.screen()
-            size = (screen.width_in_pixels, screen.height_in_pixels)
-            windows = _titled_windows(conn)
-        finally:
-            close_quietly(conn)
+    def _read_now(self) -> ElementRead:
+        from viewfinder.xvfb.atspi import ReadLimits
+        from viewfinder.xvfb.atspi_cut import keep_first
+
+        address, size, windows = self._look()
         if address is None:
             return ElementRead([], NO_BUS_REASON.format(display=self.display))
-        folder = _own_bus_folder(self.display)
+        folder, self._server_pid = _own_bus_folder(self.display, self._server_pid)
         if folder is not None and not _bus_in(address, folder):
             return ElementRead(
                 [], FOREIGN_BUS_REASON.format(display=self.display, address=address, folder=folder)
             )
-        limits = ReadLimits(max_elements=self.max_elements, timeout=self.timeout)
-        reader = AtspiReader(address, size, limits)
+        limits = ReadLimits(
+            max_elements=self.max_elements,
+            timeout=self.timeout,
+            max_read=max(self.max_elements, MAX_READ),
+        )
+        reader = self._reader_for(address, size, limits)
         try:
             roots = reader.read(reader.applications())
-        finally:
+        except BaseException:
+            self._drop_reader()  # a read cut short leaves answers on its way
+            raise
+        cut = keep_first(roots, self.max_elements)
+        reasons = [_unexposed(windows, roots), _left_out(cut, reader.unread, self.max_elements)]
+        return ElementRead(roots, "; ".join(reason for reason in reasons if reason))
+
+    def _look(self) -> tuple[str | None, tuple[int, int], list[tuple[str, str, int | None]]]:
+        """The bus address, screen size and mapped windows, over the kept X connection
+        (opening one takes python-xlib longer than the rest of a small read)."""
+        for attempt in range(2):
+            if self._x is None:
+                self._x = open_display(self.display)
+            try:
+                with x_errors(self.display):
+                    screen = self._x.screen()
+                    size = (screen.width_in_pixels, screen.height_in_pixels)
+                    return _bus_address(self._x), size, _mapped_windows(self._x)
+            except DisplayGoneError:
+                close_quietly(self._x)
+                self._x = None
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _reader_for(self, address: str, size: tuple[int, int], limits: ReadLimits) -> AtspiReader:
+        from viewfinder.xvfb.atspi import AtspiReader
+
+        if self._reader is not None and self._reader.address != address:
+            self._drop_reader()
+        if self._reader is None:
+            self._reader = AtspiReader(address, size, limits)
+        self._reader.screen, self._reader.limits = size, limits
+        return self._reader
+
+    def _drop_reader(self) -> None:
+        reader, self._reader = self._reader, None
+        if reader is not None:
             reader.close()
-        return ElementRead(roots, _unexposed(windows, roots))
+
+    def close(self) -> None:
+        with self._lock:
+            self._drop_reader()
+            if self._x is not None:
+                close_quietly(self._x)
+                self._x = None
 
 
 def _bus_address(conn: Xlib.display.Display) -> str | None:
@@ -122,28 +185,30 @@ def _bus_address(conn: Xlib.display.Display) -> str | None:
     return (value.decode() if isinstance(value, bytes) else str(value)).strip("\0") or None
 
 
-def _own_bus_folder(display: str) -> Path | None:
+def _own_bus_folder(display: str, known: int | None = None) -> tuple[Path | None, int | None]:
     """The framebuffer folder of the Xvfb serving local ``display`` when viewfinder started
-    it (its buses' sockets live there), else None (a display started elsewhere)."""
+    it (its buses' sockets live there), else None (a display started elsewhere); and
+    that Xvfb's pid. ``known``: the pid found last time, checked first (finding it
+    anew looks through every process)."""
     match = re.fullmatch(r"(?:unix)?:(\d+)(?:\.\d+)?", display)
     if match is None:
-        return None
-    pid = server_pid(int(match.group(1)))
+        return None, None
+    pid = server_pid(int(match.group(1)), known)
     if pid is None:
-        return None
+        return None, None
     try:
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
-        return None
+        return None, None
     folder = server.argument_after(argv, b"-fbdir")
-    return Path(os.path.normpath(folder)) if folder else None
+    return (Path(os.path.normpath(folder)) if folder else None), pid
 
 
-def server_pid(number: int) -> int | None:
+def server_pid(number: int, known: int | None = None) -> int | None:
     """The pid of the Xvfb listening on display ``number``'s socket, or None.
 
     Found by the socket, not a lock file: Xvfb started with ``-displayfd`` writes none,
-    and a stale one names a dead or reused pid.
+    and a stale one names a dead or reused pid. ``known`` is tried first.
     """
     socket = str(server.socket_path(number))
     inodes = set()
@@ -157,15 +222,18 @@ def server_pid(number: int) -> int | None:
         return None
     if not inodes:
         return None
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or not server.is_xvfb(int(entry.name)):
+    candidates = [entry.name for entry in Path("/proc").iterdir() if entry.name.isdigit()]
+    if known is not None:
+        candidates.insert(0, str(known))
+    for name in candidates:
+        if not server.is_xvfb(int(name)):
             continue
         try:
-            links = [os.readlink(fd) for fd in (entry / "fd").iterdir()]
+            links = [os.readlink(fd) for fd in Path(f"/proc/{name}/fd").iterdir()]
         except OSError:
             continue
         if inodes.intersection(links):
-            return int(entry.name)
+            return int(name)
     return None
 
 
@@ -184,9 +252,11 @@ def _bus_in(address: str, folder: Path) -> bool:
     return True
 
 
-def _titled_windows(conn: Xlib.display.Display) -> dict[str, str]:
-    """The mapped top-level windows' titles, with each one's WM_CLASS class."""
-    titled = {}
+def _mapped_windows(conn: Xlib.display.Display) -> list[tuple[str, str, int | None]]:
+    """The mapped top-level windows: title (or "" for none), WM_CLASS class, owner pid."""
+    from viewfinder.xvfb.top_window import owner_pid
+
+    found = []
     for window_id in top_level_windows(conn):
         window = conn.create_resource_object("window", window_id)
         try:
@@ -196,17 +266,40 @@ def _titled_windows(conn: Xlib.display.Display) -> dict[str, str]:
             wm_class = window.get_wm_class()
         except Xlib.error.XError:  # gone meanwhile
             continue
-        if title:
-            titled[str(title)] = wm_class[1] if wm_class else "?"
-    return titled
+        found.append(
+            (str(title or ""), wm_class[1] if wm_class else "?", owner_pid(conn, window_id))
+        )
+    return found
 
 
-def _unexposed(windows: dict[str, str], roots: list[ElementNode]) -> str:
-    """A reason naming the windows no application's tree has a top-level element for."""
-    exposed = {child.name for app in roots for child in app.children}
-    missing = [
-        f"{title!r} ({wm_class})" for title, wm_class in windows.items() if title not in exposed
-    ]
+def _unexposed(windows: list[tuple[str, str, int | None]], roots: list[ElementNode]) -> str:
+    """A reason naming the windows of processes no application's tree comes from (by
+    the X server's owner of each window against each application's pid on the bus;
+    by title where the X server does not say who owns a window)."""
+    from viewfinder.xvfb.toolkit_hints import hint
+
+    pids = {app.pid for app in roots if app.pid is not None}
+    titles = {child.name for app in roots for child in app.children}
+    missing, hints = [], []
+    for title, wm_class, pid in windows:
+        if pid in pids or (pid is None and title in titles):
+            continue
+        if pid is None and not title:
+            continue  # nothing to tell it by: not claimed either way
+        named = repr(title) if title else "an untitled window"
+        missing.append(f"{named} ({wm_class})")
+        why = hint(pid)
+        if why and why.startswith("its "):  # Tk's is said for every window
+            hints.append(f"{named}: {why}")
     if not missing:
         return ""
-    return NO_TREE_REASON.format(windows="window " + ", ".join(missing))
+    reason = NO_TREE_REASON.format(windows="window " + ", ".join(dict.fromkeys(missing)))
+    return "; ".join([reason, *dict.fromkeys(hints)])
+
+
+def _left_out(cut: int, unread: int, limit: int) -> str:
+    """A reason saying how many elements a read left out, or ""."""
+    if not cut and not unread:
+        return ""
+    count = f"at least {cut + unread}" if unread else str(cut)
+    return LEFT_OUT_REASON.format(count=count, limit=limit)
