@@ -1,7 +1,7 @@
 """One adversarial suite against every web surface of viewfinder (the viewer and its live
 view, ``serve`` code and desktop, ``mcp --http``), each a real server on loopback:
 foreign Host, foreign and ``null`` Origin on HTTP and WebSocket, CORS-simple state
-changes, framing, and the token in a header, a cookie and the address.
+changes, framing, and the token in a header, never a cookie or the address.
 
 The same attacks through a real Chromium are in test_web_surfaces_browser.py; the
 guard's rules one ASGI call at a time in packages/core/tests/test_web_access.py.
@@ -9,6 +9,7 @@ guard's rules one ASGI call at a time in packages/core/tests/test_web_access.py.
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 from typing import Any
 
@@ -130,21 +131,19 @@ def test_the_token_as_a_bearer_and_nowhere_a_page_cannot_keep_it(with_token: Sur
     assert surface.send(surface.read, headers=cookie).status_code == 401
 
 
-def test_the_token_in_the_address_becomes_a_cookie_of_this_port_only(with_token: Surface) -> None:
+def test_the_token_is_never_a_cookie_a_page_sends_it_as_a_header(with_token: Surface) -> None:
     surface = with_token
     opened = httpx.get(f"{surface.base}{surface.page}?token={TOKEN}&keep=1")
     if not surface.pages:  # a server for scripts: only the header
         assert opened.status_code == 401
         return
-    assert opened.status_code == 303
-    assert opened.headers["location"] == f"{surface.page}?keep=1"  # the token is out
-    name = f"viewfinder_view_token_{surface.port}"
-    assert opened.headers["set-cookie"].startswith(f"{name}={TOKEN};")
-    assert surface.send(surface.read, headers={"Cookie": f"{name}={TOKEN}"}).status_code == 200
-    other_port = f"viewfinder_view_token_{surface.port + 1}={TOKEN}"
-    assert surface.send(surface.read, headers={"Cookie": other_port}).status_code == 401
+    # the page's shell holds no data and sets no cookie (a cookie reaches every port)
+    assert opened.status_code == 200 and "set-cookie" not in opened.headers
+    assert surface.send(surface.read, headers={"Cookie": f"token={TOKEN}"}).status_code == 401
+    encoded = base64.urlsafe_b64encode(TOKEN.encode()).decode().rstrip("=")
     for path in surface.sockets:
-        assert handshake(surface, path, headers={"Cookie": f"{name}={TOKEN}"}) == 101
+        offered = {"Sec-WebSocket-Protocol": f"viewfinder-token.{encoded}"}
+        assert handshake(surface, path, headers=offered) == 101
         assert handshake(surface, f"{path}&token={TOKEN}") == 401  # not in a socket's address
 
 

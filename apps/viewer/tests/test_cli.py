@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import signal
 import subprocess
@@ -103,31 +104,24 @@ def test_beyond_loopback_needs_a_token() -> None:
         ViewerSettings(root=Path("."), token="short")
 
 
-def test_the_token_in_the_address_becomes_a_cookie_for_the_pages_requests(
+def test_the_token_goes_as_a_header_or_a_websocket_subprotocol_never_a_cookie(
     tmp_path: Path, display: Display, serve: Callable[..., ViewerServer]
 ) -> None:
     viewer = serve(root=tmp_path, live=(display.name,), token=TOKEN)
     refused = httpx.get(f"{viewer.url}/api/info")
-    assert refused.status_code == 401 and "?token=" in refused.json()["detail"]
-    assert httpx.get(f"{viewer.url}/?token=wrong-token-value").status_code == 401
-    with httpx.Client() as browser_like:
-        page = browser_like.get(f"{viewer.url}/?token={TOKEN}&live=:1", follow_redirects=True)
-        assert page.status_code == 200
-        # the cookie is set and the page sent to its address without the token
-        (redirect,) = page.history
-        assert redirect.status_code == 303 and redirect.headers["location"] == "/?live=%3A1"
-        assert str(page.url) == f"{viewer.url}/?live=%3A1"
-        cookie = redirect.headers["set-cookie"]
-        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
-        port = viewer.url.rsplit(":", 1)[1]
-        assert cookie.startswith(f"viewfinder_view_token_{port}={TOKEN};")
-        assert browser_like.get(f"{viewer.url}/api/info").status_code == 200  # the cookie
-        header = {"Cookie": f"viewfinder_view_token_{port}={TOKEN}"}
+    assert refused.status_code == 401 and "#token=" in refused.json()["detail"]
+    # the page's shell holds no data: served without the token, and sets no cookie
+    for address in (f"{viewer.url}/?live=:1", f"{viewer.url}/?token={TOKEN}"):
+        shell = httpx.get(address)
+        assert shell.status_code == 200 and "set-cookie" not in shell.headers
     bearer = httpx.get(f"{viewer.url}/api/info", headers={"Authorization": f"Bearer {TOKEN}"})
     assert bearer.status_code == 200
     socket = viewer.url.replace("http://", "ws://") + f"/api/live?display={display.name}"
     with pytest.raises(InvalidStatus) as denied:
         connect(socket, open_timeout=10)
     assert denied.value.response.status_code == 401
-    with connect(socket, additional_headers=header, open_timeout=10) as client:
+    encoded = base64.urlsafe_b64encode(TOKEN.encode()).decode().rstrip("=")
+    offered = f"viewfinder-token.{encoded}"
+    with connect(socket, subprotocols=[offered], open_timeout=10) as client:  # type: ignore[list-item]
+        assert client.subprotocol == offered
         assert json.loads(client.recv(timeout=10))["type"] == "hello"

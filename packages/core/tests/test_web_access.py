@@ -215,29 +215,61 @@ async def test_a_websocket_refusal_is_an_http_status_where_the_server_can_send_o
     assert sent[0]["type"] == "websocket.http.response.start" and sent[0]["status"] == 403
 
 
-async def test_a_token_in_the_address_sets_a_cookie_per_port_and_is_taken_out() -> None:
+async def test_a_pages_app_serves_its_shell_without_the_token_and_sets_no_cookie() -> None:
     pages = gate(token="s3cret-token", pages=True, name="vf")
-    first = await run(pages, query=b"a=x%2Fy&token=s3cret-token&live=%3A1", path="/a b")
-    assert status(first) == 303
-    found = headers_of(first)
-    assert found[b"location"] == b"/a%20b?a=x%2Fy&live=%3A1"
-    cookie = found[b"set-cookie"]
-    assert cookie.startswith(b"vf_token_8765=s3cret-token;")
-    assert b"HttpOnly" in cookie and b"SameSite=Strict" in cookie
-    later = await run(pages, headers=[HOST, (b"cookie", b"other=1; vf_token_8765=s3cret-token")])
-    assert status(later) == 200 and b"set-cookie" not in headers_of(later)
-    # another port's cookie, a wrong one or a malformed header is no token
-    assert (
-        status(await run(pages, headers=[HOST, (b"cookie", b"vf_token_8766=s3cret-token")])) == 401
-    )
-    assert status(await run(pages, headers=[HOST, (b"cookie", b"vf_token_8765=nope")])) == 401
-    assert status(await run(pages, headers=[HOST, (b"cookie", b'\x00"bad')])) == 401
-    assert status(await run(pages, query=b"token=nope")) == 401
-    # only a GET may carry it (a POST's address is not a page), and a websocket never
-    assert status(await run(pages, query=b"token=s3cret-token", method="POST")) == 415
-    assert status(await run(pages, "websocket", query=b"token=s3cret-token")) is None
-    # an app without pages looks at headers only
-    assert status(await run(gate(token="s3cret-token"), query=b"token=s3cret-token")) == 401
+    for path in ("/", "/static/viewer.js"):
+        shell = await run(pages, path=path)
+        assert status(shell) == 200 and b"set-cookie" not in headers_of(shell)
+    # the token in the address is neither needed for the shell nor taken as a credential
+    assert b"set-cookie" not in headers_of(await run(pages, query=b"token=s3cret-token"))
+    assert status(await run(pages, path="/api/info", query=b"token=s3cret-token")) == 401
+    # data needs the header; a cookie, whatever its name, is no token
+    assert status(await run(pages, path="/api/info")) == 401
+    cookie = (b"cookie", b"vf_token_8765=s3cret-token")
+    assert status(await run(pages, path="/api/info", headers=[HOST, cookie])) == 401
+    bearer = (b"authorization", b"Bearer s3cret-token")
+    assert status(await run(pages, path="/api/info", headers=[HOST, bearer])) == 200
+    # only a GET of the shell goes without it
+    assert status(await run(pages, method="HEAD", path="/")) == 200
+    body = (b"content-type", b"application/json")
+    assert status(await run(pages, method="POST", path="/", headers=[HOST, body])) == 401
+    # an app without pages serves nothing without the token
+    assert status(await run(gate(token="s3cret-token"), path="/")) == 401
+
+
+async def test_a_websocket_of_a_pages_app_carries_the_token_as_a_subprotocol() -> None:
+    accepted: list[Message] = []
+
+    async def ws_app(scope: Scope, receive: Any, send: Any) -> None:
+        await send({"type": "websocket.accept", "subprotocol": None, "headers": []})
+
+    async def send(message: Message) -> None:
+        accepted.append(message)
+
+    encoded = base64.urlsafe_b64encode(b"s3cret-token").decode().rstrip("=")
+    for offered, admitted in (
+        ([f"viewfinder-token.{encoded}"], True),
+        (["viewfinder-token.bm9wZS1ub3BlLW5vcGU"], False),
+        ([], False),
+    ):
+        accepted.clear()
+        scope = {
+            "type": "websocket",
+            "headers": [HOST],
+            "path": "/api/live",
+            "scheme": "ws",
+            "server": ("127.0.0.1", 8765),
+            "subprotocols": offered,
+            "extensions": {"websocket.http.response": {}},
+        }
+        guarded = WebGuard(ws_app, WebAccess(token="s3cret-token", pages=True))
+        await guarded(scope, lambda: None, send)  # type: ignore[arg-type]
+        if admitted:  # answered with the subprotocol offered, as a browser requires
+            assert accepted == [
+                {"type": "websocket.accept", "subprotocol": offered[0], "headers": []}
+            ]
+        else:
+            assert accepted[0]["status"] == 401
 
 
 @pytest.mark.parametrize("token", ["", "   ", "\t\n", "short", " short  "])

@@ -17,6 +17,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from PIL import Image
 
+from viewfinder.core import imaging
 from viewfinder.core.web_access import guard
 from viewfinder.viewer.artifacts.catalog import Catalog
 from viewfinder.viewer.auth import viewer_access
@@ -42,9 +43,10 @@ def screen_source(settings: ViewerSettings) -> tuple[Image.Image, str]:
         return shot.to_pil(), f"display {given} (captured now)"
     try:
         with Image.open(given) as image:
+            imaging.check_pixels(image.width, image.height)  # from the header, before decoding
             image.load()
             return image.convert("RGB"), given
-    except OSError as exc:
+    except (OSError, imaging.ImageTooLargeError) as exc:
         raise ViewerError(f"the screen {given} cannot be read as an image: {exc}") from exc
 
 

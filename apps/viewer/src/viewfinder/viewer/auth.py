@@ -2,11 +2,13 @@
 web surface of viewfinder.
 
 The guard refuses other hosts (DNS rebinding), other origins (a page of another site
-opening ``/api/live``), framing and, with a token, anyone without it. A browser cannot
-add a header to a page it opens, so the address the viewer prints carries the token
-(``http://host:port/?token=TOKEN``); the first response sets it as a cookie named after
-the port (HttpOnly, SameSite=Strict) and sends the page to the same address without
-the token. ``Authorization: Bearer TOKEN`` works too, for scripts.
+opening ``/api/live``), framing and, with a token, anyone without it. The address the
+viewer prints carries the token in its fragment (``http://host:port/#token=TOKEN``),
+which a browser never sends: the page (its shell is served without the token) reads
+it, keeps it for its own origin only (``sessionStorage``: scheme, host and port) and
+sends it as ``Authorization: Bearer TOKEN``, on its WebSocket as a subprotocol. There
+is no cookie, so no server on another port of the host ever gets the token.
+``Authorization: Bearer TOKEN`` works for scripts too.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from viewfinder.viewer.settings import ViewerSettings
 
 HINT = (
     "missing or wrong token: open the address `viewfinder view` printed (it ends in "
-    "?token=...), or send 'Authorization: Bearer TOKEN'"
+    "#token=...), or send 'Authorization: Bearer TOKEN'"
 )
 
 

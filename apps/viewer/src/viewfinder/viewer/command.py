@@ -111,13 +111,11 @@ def view_command(
     bound_host, bound_port = sock.getsockname()[:2]
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     url = f"http://{shown}:{bound_port}/"
-    query = []
-    if token:
-        query.append(f"token={quote(token)}")
     if path is None and live:
-        query.append(f"live={quote(live[0])}")
-    if query:
-        url += "?" + "&".join(query)
+        url += f"?live={quote(live[0])}"
+    if token:
+        # in the fragment: the page reads it, no browser sends it to any server
+        url += f"#token={quote(token)}"
     what = str(path) if path is not None else f"display {', '.join(live or [])} live"
     typer.echo(f"viewing {what} on {url}  (Ctrl-C to stop)")
     if made_token:

@@ -13,6 +13,12 @@ and the open file is what is served, never the path again. A file with more than
 hard link, or on another device than the root, is refused too: a hard link is the one
 way a file outside PATH can appear inside it without a symlink, and frames, videos and
 captures are written with one link (copy a file into PATH rather than link it).
+
+Every file the viewer reads goes the same way: frames and videos it serves, and the
+files it reads itself (``manifest.jsonl``, ``metadata.json``, ``run.json``, a run's
+texts, cache and Trajectory files) through :meth:`Confined.read`. The open does not
+block (``O_NONBLOCK``): a FIFO or a device in a file's place is refused at once, never
+waited on.
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ from pathlib import Path, PurePosixPath
 
 from viewfinder.viewer.errors import MissingFileError, RefusedPathError
 
+#: The largest file the viewer reads itself (a manifest, metadata, a cache file).
+MAX_READ_BYTES = 128 * 1024 * 1024
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # O_NONBLOCK: a FIFO put in a frame's place must not hang the open
@@ -54,6 +62,35 @@ class Confined:
                 "viewer serves only files under the folder it was given"
             )
         return real
+
+    def read(
+        self, path: str | os.PathLike[str], limit: int = MAX_READ_BYTES, *, cut: bool = False
+    ) -> bytes:
+        """The bytes of the regular file ``path`` (a real path under the root, or a name
+        relative to it), opened with :func:`open_confined`: never through a symlink, never
+        a FIFO or device (refused at once, not waited on). A file over ``limit`` bytes is
+        :class:`RefusedPathError`, or with ``cut`` its first ``limit + 1`` bytes."""
+        target = Path(path)
+        if not target.is_absolute():
+            target = self.resolve(str(path))
+        fd = open_confined(self.root, target)
+        try:
+            size = os.fstat(fd).st_size
+            if size > limit and not cut:
+                raise RefusedPathError(
+                    f"refused {target.name!r}: it is {size} bytes, over the {limit} bytes "
+                    "the viewer reads of one file"
+                )
+            chunks, left = [], limit + 1
+            while left > 0:
+                chunk = os.read(fd, min(left, 1 << 20))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                left -= len(chunk)
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
 
     def contains(self, path: str | os.PathLike[str]) -> bool:
         """Whether ``path`` (symlinks followed) lies inside the root."""

@@ -25,9 +25,9 @@ class ViewerSettings:
       screenshot file; None: no check, only what the files say.
     - ``host`` / ``port``: where it listens; 127.0.0.1 by default. Any other address
       needs a ``token`` (as ``viewfinder serve``; stripped, at least 8 characters),
-      which every request must carry: ``Authorization: Bearer TOKEN``, or
-      ``?token=TOKEN`` in the page's address (kept in a cookie, then taken out of the
-      address). Other hosts and origins are refused whatever the token.
+      which every request but the page's shell must carry: ``Authorization: Bearer
+      TOKEN``, which the page sends from ``#token=TOKEN`` in its address (never a
+      cookie). Other hosts and origins are refused whatever the token.
     - ``live_format`` / ``live_quality`` / ``live_fps``: how live frames are encoded
       and how many a second at most.
     """

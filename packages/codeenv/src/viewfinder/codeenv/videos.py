@@ -3,7 +3,9 @@
 One :class:`StepVideos` per step: it starts ffmpeg (:class:`viewfinder.xvfb.video.ScreenVideo`)
 on the session's display when the code asks, stops it when the code asks, and at the
 end of the step stops whatever still runs, so no ffmpeg outlives the step that
-started it. The files go to a folder of the environment's that the code cannot reach.
+started it (the caller calls :meth:`StepVideos.finish` on every way out of a step, an
+error included). The files go to a folder of the environment's that the code cannot
+reach.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from viewfinder.codeenv import frames
 from viewfinder.codeenv.models import StoppedBy
 from viewfinder.core.errors import ViewfinderError
 from viewfinder.core.geometry import Region
@@ -46,16 +49,20 @@ class StepVideos:
         self.finished: list[tuple[VideoInfo, StoppedBy]] = []
         self.errors: list[str] = []
 
-    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Answer one ``video`` frame of the worker with the ``video_reply`` frame."""
-        reply: dict[str, Any] = {"type": "video_reply", "id": request.get("id")}
+    def handle(self, frame: dict[str, Any]) -> dict[str, Any]:
+        """Answer one ``video`` frame of the worker with the ``video_reply`` frame.
+
+        The frame is checked whole first (:func:`viewfinder.codeenv.frames.video_request`):
+        a malformed one raises :class:`~viewfinder.codeenv.frames.MalformedFrameError`
+        and nothing is started for it.
+        """
+        request = frames.video_request(frame)
+        reply: dict[str, Any] = {"type": "video_reply", "id": request["id"]}
         try:
-            if request.get("op") == "start":
+            if request["op"] == "start":
                 reply["recording"] = self._start(request)
-            elif request.get("op") == "stop":
-                reply["video"] = self._stop(request.get("recording"))
             else:
-                raise ValueError(f"unknown video request {request.get('op')!r}")
+                reply["video"] = self._stop(request["recording"])
         except (ViewfinderError, ValueError, OSError) as exc:
             return {**reply, "ok": False, "message": str(exc)}
         return {**reply, "ok": True}
@@ -78,14 +85,12 @@ class StepVideos:
                 f"this step already made {self.limit} recordings, the limit per step; "
                 "stop and reuse fewer, or split the work into more steps"
             )
-        region = request.get("region")
-        area = None
-        if region is not None:
-            area = Region(x=region[0], y=region[1], width=region[2], height=region[3])
+        area: Region | None = request["region"]
+        if area is not None:
             area.check_within(self.display.width, self.display.height)
         name = f"{self.step}-{next(self._numbers)}"
         path = self._folder() / f"{self.prefix}-step{self.step}-{name.split('-')[1]}.mp4"
-        video = ScreenVideo(self.display.name, path, region=area, fps=float(request["fps"]))
+        video = ScreenVideo(self.display.name, path, region=area, fps=request["fps"])
         video.start()
         self._running[name] = video
         return name

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from viewfinder.codeenv import process_tree, session_cgroup, shared_tmp
+from viewfinder.codeenv import frames, process_tree, session_cgroup, shared_tmp
 from viewfinder.codeenv.config import EXIT_CANCELLED, EXIT_TIMEOUT, CodeEnvConfig, MiB
 from viewfinder.codeenv.errors import WorkerStartError
 from viewfinder.codeenv.font_cache import shared_font_cache
@@ -36,7 +36,6 @@ from viewfinder.codeenv.session_space import SessionSpace, chown_tree
 from viewfinder.codeenv.videos import StepVideos
 from viewfinder.codeenv.worker import isolation, protocol
 from viewfinder.core.errors import DisplayGoneError
-from viewfinder.core.geometry import Region
 from viewfinder.core.screenshot import Screenshot
 from viewfinder.xvfb import Display
 from viewfinder.xvfb.video import VideoInfo
@@ -421,51 +420,61 @@ class WorkerProcess:
             lost = "the worker had exited before the step started"
         result_open = lost is None
         done_at = 0.0
-        while lost is None:
-            now = time.monotonic()
-            if done is not None:
-                if self._markers_complete(done) or now - done_at > _MARKER_WAIT_S:
+        try:
+            while lost is None:
+                now = time.monotonic()
+                if done is not None:
+                    if self._markers_complete(done) or now - done_at > _MARKER_WAIT_S:
+                        break
+                    wait = done_at + _MARKER_WAIT_S - now
+                elif now >= deadline:
+                    timed_out = True
+                    lost = f"the step ran past its {timeout_s:g} s timeout and was killed"
                     break
-                wait = done_at + _MARKER_WAIT_S - now
-            elif now >= deadline:
-                timed_out = True
-                lost = f"the step ran past its {timeout_s:g} s timeout and was killed"
-                break
-            else:
-                wait = deadline - now
-            fds = [fd for fd in self._stream_fds() if fd >= 0]
-            if result_open:
-                fds.append(self._result_fd)
-            ready, _, _ = select.select(fds, [], [], max(wait, 0))
-            for fd in ready:
-                if fd == self._result_fd:
-                    data = os.read(fd, 1 << 20)
-                    if not data:
-                        result_open = False
-                        if done is None:
-                            lost = (
-                                f"the step was cancelled ({self._cancelled})"
-                                if self._cancelled is not None
-                                else self._exit_description()
-                            )
-                        continue
-                    for frame in self._decoder.feed(data):
-                        if frame.kind == "capture":
-                            capture = self._receive_capture(frame)
-                            captures.append(capture)
-                            held += capture.b64_size
-                            while held > self.config.observation_bytes and len(captures) > 1:
-                                oldest = captures.popleft()
-                                held -= oldest.b64_size
-                                dropped.append(oldest.index)
-                        elif frame.kind == "done":
-                            done, done_at = frame.header, time.monotonic()
-                        elif frame.kind == "video":
-                            self._answer(videos.handle(frame.header))
                 else:
-                    self._read_stream(fd)
-        # nothing the step started records on: a video the code left running ends here
-        videos.finish("step end" if lost is None else "worker lost")
+                    wait = deadline - now
+                fds = [fd for fd in self._stream_fds() if fd >= 0]
+                if result_open:
+                    fds.append(self._result_fd)
+                ready, _, _ = select.select(fds, [], [], max(wait, 0))
+                for fd in ready:
+                    if fd == self._result_fd:
+                        data = os.read(fd, 1 << 20)
+                        if not data:
+                            result_open = False
+                            if done is None:
+                                lost = (
+                                    f"the step was cancelled ({self._cancelled})"
+                                    if self._cancelled is not None
+                                    else self._exit_description()
+                                )
+                            continue
+                        try:
+                            for frame in self._decoder.feed(data):
+                                if frame.kind == "capture":
+                                    capture = self._receive_capture(frame)
+                                    captures.append(capture)
+                                    held += capture.b64_size
+                                    while (
+                                        held > self.config.observation_bytes and len(captures) > 1
+                                    ):
+                                        oldest = captures.popleft()
+                                        held -= oldest.b64_size
+                                        dropped.append(oldest.index)
+                                elif frame.kind == "done":
+                                    done, done_at = frames.done(frame.header), time.monotonic()
+                                elif frame.kind == "video":
+                                    self._answer(videos.handle(frame.header))
+                        except protocol.ProtocolError as exc:
+                            lost = f"the worker broke the result protocol ({exc}); it was stopped"
+                        except frames.MalformedFrameError as exc:
+                            lost = str(exc)
+                    else:
+                        self._read_stream(fd)
+        finally:
+            # nothing the step started records on: a video the code left running ends
+            # here, on every way out of the step (an error included)
+            videos.finish("step end" if lost is None else "worker lost")
         if lost is not None:
             self._lost = lost
             self._kill()
@@ -530,24 +539,7 @@ class WorkerProcess:
         )
 
     def _receive_capture(self, frame: protocol.Frame) -> Capture:
-        header = frame.header
-        region = header.get("region")
-        capture = Capture(
-            screenshot=Screenshot(
-                data=frame.payload,
-                format="png",
-                width=int(header["width"]),
-                height=int(header["height"]),
-                source="attached" if header.get("attached") else "xvfb",
-                region=Region(x=region[0], y=region[1], width=region[2], height=region[3])
-                if region
-                else None,
-            ),
-            step=int(header["step"]),
-            index=int(header["index"]),
-            legacy=bool(header.get("legacy")),
-            window=header.get("window"),
-        )
+        capture = Capture(**frames.capture(frame))  # checked whole, nothing decoded
         if self._on_capture is not None:
             self._on_capture(capture)
         return capture

@@ -26,6 +26,7 @@ import itertools
 import os
 import struct
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Literal
 
@@ -272,10 +273,34 @@ class StillFrames:
             self._frames.clear()
 
 
-def decode(data: bytes) -> Image.Image:
-    """Open encoded image bytes, raising :class:`ScreenshotDecodeError` when they are not one."""
+#: The most pixels :func:`decode` turns into an image: an 8K screen (33 MP) and a tall
+#: full-page capture fit, while a few hundred KB of PNG claiming 12000x12000 (144 MP,
+#: over 1 GiB once decoded) is refused from its header before any pixel is decoded.
+MAX_DECODE_PIXELS = 40_000_000
+
+
+class ImageTooLargeError(ScreenshotDecodeError):
+    """An image has more pixels than may be decoded (see :data:`MAX_DECODE_PIXELS`)."""
+
+
+def check_pixels(width: int, height: int, max_pixels: int = MAX_DECODE_PIXELS) -> None:
+    """Raise :class:`ImageTooLargeError` when ``width`` x ``height`` is over ``max_pixels``."""
+    if width * height > max_pixels:
+        raise ImageTooLargeError(
+            f"the image is {width}x{height} ({width * height / 1e6:.0f} MP), over the "
+            f"{max_pixels / 1e6:g} MP limit of a decode; scale it down before sending it"
+        )
+
+
+def decode(data: bytes, *, max_pixels: int = MAX_DECODE_PIXELS) -> Image.Image:
+    """Open encoded image bytes, raising :class:`ScreenshotDecodeError` when they are not one.
+
+    The size is read from the header first: past ``max_pixels`` nothing is decoded and
+    :class:`ImageTooLargeError` says the limit (Pillow opens lazily; ``load()`` decodes).
+    """
+    image = _open(data, "image data could not be decoded", max_pixels)
+    check_pixels(image.width, image.height, max_pixels)
     try:
-        image = Image.open(io.BytesIO(data))
         image.load()
     except Exception as exc:  # PIL raises several unrelated types for bad data
         raise ScreenshotDecodeError(
@@ -286,10 +311,35 @@ def decode(data: bytes) -> Image.Image:
 
 def image_size(data: bytes) -> tuple[int, int]:
     """Width and height of encoded image bytes, read from the header alone (no decoding)."""
+    with _open(data, "image header could not be read") as image:
+        return image.size
+
+
+def _open(data: bytes, failure: str, max_pixels: int = MAX_DECODE_PIXELS) -> Image.Image:
+    """The lazily opened image (its header read, no pixel decoded)."""
     try:
-        with Image.open(io.BytesIO(data)) as image:
-            return image.size
+        with warnings.catch_warnings():
+            # the pixels are counted against our own, lower limit: Pillow's warning for a
+            # large header says nothing more
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            return Image.open(io.BytesIO(data))
+    except Image.DecompressionBombError as exc:  # past twice Pillow's own limit
+        raise ImageTooLargeError(
+            f"{exc}; the limit of a decode is {max_pixels / 1e6:g} MP: scale it down "
+            "before sending it"
+        ) from None
     except Exception as exc:  # PIL raises several unrelated types for bad data
+        raise ScreenshotDecodeError(f"{failure} ({exc}); expected PNG, JPEG or WebP bytes") from exc
+
+
+def check_header(data: bytes, width: int, height: int, max_pixels: int = MAX_DECODE_PIXELS) -> None:
+    """Check from its header alone that ``data`` is an image of ``width`` x ``height``
+    pixels, at most ``max_pixels``; :class:`ScreenshotDecodeError` (for too many pixels
+    :class:`ImageTooLargeError`) otherwise. Nothing is decoded."""
+    size = image_size(data)
+    if size != (width, height):
         raise ScreenshotDecodeError(
-            f"image header could not be read ({exc}); expected PNG, JPEG or WebP bytes"
-        ) from exc
+            f"the image says it is {width}x{height} but its data holds {size[0]}x{size[1]}; "
+            "send the size the image has"
+        )
+    check_pixels(width, height, max_pixels)

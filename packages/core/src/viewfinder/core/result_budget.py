@@ -25,7 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from viewfinder.core.errors import ViewfinderError
+from viewfinder.core import imaging
+from viewfinder.core.errors import ScreenshotDecodeError, ViewfinderError
 from viewfinder.core.screenshot import Screenshot
 from viewfinder.core.tools import (
     Content,
@@ -197,7 +198,14 @@ def fit_image(
     fixed), and only the encoding changes. An image that fits as it is comes back
     without being decoded; one that cannot be brought under the bytes at a fixed scale
     comes back as the smallest tried with ``over_budget`` set.
+
+    The image's header is read first: a size other than ``shot`` says, or more pixels
+    than :data:`~viewfinder.core.imaging.MAX_DECODE_PIXELS`, raises
+    :class:`~viewfinder.core.errors.ScreenshotDecodeError` (the latter
+    :class:`~viewfinder.core.imaging.ImageTooLargeError`) before anything is decoded.
     """
+    # a size another process (a session's worker) gave is checked before any decode
+    imaging.check_header(shot.data, shot.width, shot.height)
     limits = budget_for(budget)
     cap = limits.image_bytes if max_bytes is None else max_bytes
     if cap <= 0:
@@ -354,7 +362,11 @@ def fit_result(
             if keep is not None:
                 links.append(_link(keep, part.image))
             continue
-        fitted = fit_image(part.image, limits, max_bytes=per_image) if per_image > 0 else None
+        try:
+            fitted = fit_image(part.image, limits, max_bytes=per_image) if per_image else None
+        except ScreenshotDecodeError as exc:  # refused before decoding: say why, keep none
+            notes.append(f"{label} was left out: {exc}")
+            continue
         if fitted is None or fitted.over_budget:
             notes.append(f"{label} was left out: it does not fit the client's size limit")
             if keep is not None:

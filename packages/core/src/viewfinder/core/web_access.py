@@ -20,9 +20,14 @@ standard library only), stands in front of each; nothing reaches a route without
   ``Content-Security-Policy: frame-ancestors 'none'``.
 - **Token** (when the app has one; any address beyond loopback needs one):
   ``Authorization: Bearer TOKEN``, HTTP basic auth with the token as the password
-  (``http://user:TOKEN@host:port``) and, for apps that serve pages, a cookie named after
-  the port (two viewers on one host keep their own) set from ``?token=TOKEN`` on a
-  ``GET``, which is answered with a redirect to the same address without the token.
+  (``http://user:TOKEN@host:port``). An app that serves pages (``pages``) serves its
+  page shell (``/`` and ``/static/...``, which hold no data) without the token; the page
+  reads the token from its address's fragment (``#token=TOKEN``, which no browser sends
+  to a server), keeps it for its own origin (scheme, host and port: ``sessionStorage``)
+  and sends it as the ``Authorization`` header, or for a WebSocket as the subprotocol
+  ``viewfinder-token.<base64url of TOKEN>`` (the guard answers with it). No cookie is
+  ever set: a cookie ignores ports, so a server on another port of the host would get
+  it with every request the browser sends there.
   Tokens are stripped and at least :data:`MIN_TOKEN_LENGTH` characters long.
 
 A refused WebSocket handshake gets the HTTP status (the ASGI denial-response extension)
@@ -39,9 +44,8 @@ import ipaddress
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
-from http.cookies import CookieError, SimpleCookie
 from typing import Any, Protocol, TypeVar, overload
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+from urllib.parse import urlsplit
 
 from viewfinder.core.errors import ViewfinderError
 
@@ -58,6 +62,9 @@ WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
 MIN_TOKEN_LENGTH = 8
 DEFAULT_HINT = "missing or wrong token: send 'Authorization: Bearer TOKEN'"
 _DENIAL = "websocket.http.response"
+#: A WebSocket's subprotocol carrying the token (base64url after it): a browser's
+#: WebSocket cannot send an ``Authorization`` header.
+TOKEN_PROTOCOL = "viewfinder-token."
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 _FRAMING = [
     (b"x-frame-options", b"DENY"),
@@ -131,11 +138,11 @@ class WebAccess:
 
     ``host``: the address the app listens on (allowed in ``Host`` besides loopback
     names). ``token``: what every request must present (None: no token; only for
-    loopback). ``pages``: the app serves pages to a browser, so the token may come as
-    ``?token=`` on a ``GET`` (then kept in a cookie per port) besides the
-    ``Authorization`` header. ``hint`` says how to send the token and ``body(hint)``
-    shapes a refusal's JSON (default ``{"detail": hint}``; the MCP server answers a
-    JSON-RPC error). ``name`` goes into the cookie's name.
+    loopback). ``pages``: the app serves pages to a browser, so its page shell (a ``GET``
+    of ``/`` or under ``/static/``) is served without the token, and a WebSocket may
+    carry it as a subprotocol (see the module docstring). ``hint`` says how to send the
+    token and ``body(hint)`` shapes a refusal's JSON (default ``{"detail": hint}``; the
+    MCP server answers a JSON-RPC error). ``name`` names the app.
     """
 
     host: str = "127.0.0.1"
@@ -152,10 +159,6 @@ class WebAccess:
                 f"listening on {self.host or 'every address'} needs a token that every "
                 "client must present"
             )
-
-    def cookie_name(self, port: int | None) -> str:
-        """The cookie holding the token of the app on ``port`` (a cookie ignores ports)."""
-        return f"{self.name}_token_{port or 0}"
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -200,13 +203,12 @@ class WebGuard:
             await self._refuse(scope, receive, send, status, reason)
             return
         if self._token is not None:
-            allowed, in_address = self._presented(scope)
+            allowed, protocol = self._presented(scope)
             if not allowed:
                 await self._refuse(scope, receive, send, 401, self.access.hint)
                 return
-            if in_address:
-                await self._redirect_without_token(scope, send)
-                return
+            if protocol is not None:
+                send = _answering(send, protocol)
         await self.app(scope, receive, _framed(send) if scope["type"] == "http" else send)
 
     # -- the checks ----------------------------------------------------------------------
@@ -274,50 +276,24 @@ class WebGuard:
         server = scope.get("server")
         return int(server[1]) if server and server[1] is not None else None
 
-    def _presented(self, scope: Scope) -> tuple[bool, bool]:
-        """(allowed, came in the address) for this request."""
+    def _presented(self, scope: Scope) -> tuple[bool, str | None]:
+        """(allowed, the WebSocket subprotocol that carried the token) for this request."""
         if self._matches(presented_token(scope.get("headers", []))):
-            return True, False
+            return True, None
         if not self.access.pages:
-            return False, False
-        cookies: SimpleCookie = SimpleCookie()
-        try:
-            cookies.load(_header(scope, b"cookie") or "")
-        except CookieError:  # a malformed Cookie header is no token
-            cookies = SimpleCookie()
-        name = self.access.cookie_name(self._port(scope))
-        if name in cookies and self._matches(cookies[name].value):
-            return True, False
-        if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD"):
-            query = parse_qsl(scope.get("query_string", b"").decode("latin-1"))
-            if any(key == "token" and self._matches(value.strip()) for key, value in query):
-                return True, True
-        return False, False
+            return False, None
+        if scope["type"] == "websocket":
+            for offered in scope.get("subprotocols") or []:
+                if offered.startswith(TOKEN_PROTOCOL) and self._matches(
+                    _unbase64url(offered[len(TOKEN_PROTOCOL) :])
+                ):
+                    return True, offered
+            return False, None
+        path = scope.get("path", "")
+        shell = path == "/" or path.startswith("/static/")
+        return scope.get("method") in ("GET", "HEAD") and shell, None
 
     # -- the answers ---------------------------------------------------------------------
-
-    async def _redirect_without_token(self, scope: Scope, send: Send) -> None:
-        """Set the cookie and send the page to its address without ``?token=``, so the
-        token is neither in the address bar, the history nor a ``Referer``."""
-        assert self._token is not None
-        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), True)
-        kept = urlencode([(key, value) for key, value in query if key != "token"])
-        path = quote(scope.get("root_path", "") + scope.get("path", "/"), safe="/:@!$&'()*+,;=")
-        location = path + (f"?{kept}" if kept else "")
-        cookie = (
-            f"{self.access.cookie_name(self._port(scope))}={self._token.decode('utf-8')}; "
-            "Path=/; HttpOnly; SameSite=Strict"
-        )
-        headers = [
-            (b"location", location.encode("latin-1", "replace")),
-            (b"set-cookie", cookie.encode("latin-1")),
-            (b"cache-control", b"no-store"),
-            (b"referrer-policy", b"no-referrer"),
-            (b"content-length", b"0"),
-            *_FRAMING,
-        ]
-        await send({"type": "http.response.start", "status": 303, "headers": headers})
-        await send({"type": "http.response.body", "body": b""})
 
     async def _refuse(
         self, scope: Scope, receive: Receive, send: Send, status: int, reason: str
@@ -341,6 +317,25 @@ class WebGuard:
         else:
             await receive()  # the websocket.connect event
             await send({"type": "websocket.close", "code": 1008, "reason": reason[:120]})
+
+
+def _unbase64url(text: str) -> str | None:
+    try:
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _answering(send: Send, protocol: str) -> Send:
+    """``send`` that accepts a WebSocket with the subprotocol the client offered (a
+    browser drops a connection whose offered subprotocol is not answered)."""
+
+    async def wrapped(message: Message) -> None:
+        if message["type"] == "websocket.accept" and not message.get("subprotocol"):
+            message = {**message, "subprotocol": protocol}
+        await send(message)
+
+    return wrapped
 
 
 def _is_json(content_type: str) -> bool:

@@ -4,9 +4,11 @@ An X server lets in whatever its access list allows. By default that is every lo
 connection, so any process on the machine, any other session's code included, could
 screenshot a display and type into it. Each display viewfinder starts instead admits
 exactly the user id that started it, and the code env lends it to one session's user id
-at a time (:func:`admit_only`): the next session gets its own id in, the previous one
-out. The X server checks the id itself, from the connecting socket's credentials
-(``SI:localuser:#UID``, server-interpreted access), so there is no cookie to steal.
+at a time (:func:`admit_only`): the next session gets its own id in, and every other
+entry out, whoever added it (a session's code may run ``xhost +`` on its display), with
+access control on again. The X server checks the id itself, from the connecting
+socket's credentials (``SI:localuser:#UID``, server-interpreted access), so there is no
+cookie to steal.
 """
 
 from __future__ import annotations
@@ -47,33 +49,51 @@ def _local_user(uid: int) -> bytes:
 
 def restrict_to_owner(name: str, owner: int | None = None) -> None:
     """Admit only ``owner`` (default: this process's user id) to display ``name``."""
+    admit_only(name, None, None, owner)
+
+
+def admit_only(
+    name: str, guest: int | None, previous: int | None = None, owner: int | None = None
+) -> None:
+    """Make display ``name`` admit exactly the owner and user id ``guest`` (None: the
+    owner alone), with access control on.
+
+    Whatever a client changed is undone here: ``xhost +`` (access control off), users or
+    hosts it added, the owner or guest it took out. ``previous`` (the guest before) is
+    taken out like every other entry; it is kept for callers that name it. Connections
+    already open are not cut: the caller has ended the previous guest's processes.
+    """
+    del previous  # every entry but the owner and the guest goes, whoever added it
     owner = os.getuid() if owner is None else owner
+    wanted = {_local_user(owner)}
+    if guest is not None:
+        wanted.add(_local_user(guest))
     conn = open_display(name)
     try:
         with x_errors(name):
-            # first the owner in, then the rest out: the other order locks us out too
-            _change(conn, X.HostInsert, X.FamilyServerInterpreted, _local_user(owner))
+            # first who may stay in, then control on, then the rest out: another order
+            # could lock us out too
+            for user in sorted(wanted):
+                _change(conn, X.HostInsert, X.FamilyServerInterpreted, user)
+            conn.set_access_control(X.EnableAccess)
+            # "every local connection" is a switch of the server's, not always listed
             _change(conn, X.HostDelete, FAMILY_LOCAL_HOST, b"")
+            for host in conn.list_hosts().hosts:
+                raw = bytes(host.name)
+                if host.family == X.FamilyServerInterpreted and raw in wanted:
+                    continue
+                _change(conn, X.HostDelete, host.family, raw)
             conn.sync()
     finally:
         close_quietly(conn)
 
 
-def admit_only(
-    name: str, guest: int | None, previous: int | None, owner: int | None = None
-) -> None:
-    """Let user id ``guest`` connect to display ``name`` instead of ``previous`` (either
-    may be None); the owner stays in. Connections already open are not cut: the caller
-    has ended the previous guest's processes."""
-    owner = os.getuid() if owner is None else owner
+def access_control_enabled(name: str) -> bool:
+    """Whether display ``name`` checks its access list (False after ``xhost +``)."""
     conn = open_display(name)
     try:
         with x_errors(name):
-            if previous is not None and previous != owner and previous != guest:
-                _change(conn, X.HostDelete, X.FamilyServerInterpreted, _local_user(previous))
-            if guest is not None and guest != owner:
-                _change(conn, X.HostInsert, X.FamilyServerInterpreted, _local_user(guest))
-            conn.sync()
+            return bool(conn.list_hosts().mode == X.EnableAccess)
     finally:
         close_quietly(conn)
 

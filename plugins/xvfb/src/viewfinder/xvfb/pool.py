@@ -9,13 +9,20 @@ import time
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+from Xlib import X
+from Xlib.protocol import request
 
 from viewfinder.core.errors import ViewfinderError
-from viewfinder.xvfb import windows
+from viewfinder.xvfb import access, windows
 from viewfinder.xvfb.connection import close_quietly, open_display
 from viewfinder.xvfb.display import Display
 
 log = logging.getLogger(__name__)
+
+#: Selections a session's client may hold on the root window past its windows' end.
+_SELECTIONS = ("PRIMARY", "SECONDARY", "CLIPBOARD")
 
 #: Wait before trying again after Xvfb failed to start (a retry pause, not a readiness wait).
 _RETRY_PAUSE_S = 1.0
@@ -50,8 +57,10 @@ class DisplayPool:
 
     A background thread refills the pool whenever it has fewer than ``size`` warm
     displays. :meth:`release` closes every X client that has a window on the display
-    (so the next user gets an empty screen); a display that died or cannot be cleaned
-    is stopped and replaced by a fresh one.
+    (so the next user gets an empty screen), puts back the server's state (root window
+    properties, keyboard, pointer), access control on with the owner alone admitted,
+    and the selections disowned, so the next user gets a display as fresh as a new one;
+    a display that died or cannot be cleaned is stopped and replaced by a fresh one.
     """
 
     def __init__(
@@ -254,6 +263,11 @@ class DisplayPool:
         try:
             left = windows.close_all_clients(conn, timeout=self.clean_timeout)
             display.restore_state()
+            # what a session's code may have changed on the server itself: access
+            # control (``xhost +``, users it let in) and the selections it holds
+            display.admit(None)
+            access.restrict_to_owner(display.name)
+            _disown_selections(conn)
         except Exception as exc:  # any X failure means we cannot vouch for the display
             log.warning("could not clean display %s: %r", display.name, exc)
             return False
@@ -264,3 +278,15 @@ class DisplayPool:
                 "display %s kept windows %s after their clients were killed", display.name, left
             )
         return not left and display.is_alive()
+
+
+def _disown_selections(conn: Any) -> None:
+    """Leave no owner on the usual selections: a client without windows (one owning a
+    selection on the root window) outlives the window clean-up."""
+    for name in _SELECTIONS:
+        atom = conn.intern_atom(name)
+        if conn.get_selection_owner(atom) != X.NONE:
+            request.SetSelectionOwner(
+                display=conn.display, window=X.NONE, selection=atom, time=X.CurrentTime
+            )
+    conn.sync()

@@ -42,6 +42,7 @@ from viewfinder.viewer.artifacts.model import (
     event_fields,
     frame_url,
 )
+from viewfinder.viewer.confine import Confined
 
 _KEY = re.compile(rb'"(metadata|trajectory)"\s*:\s*')
 
@@ -62,13 +63,18 @@ class FrozenScreen(LiveScreen):
 
 
 def load_cache(
-    file: Path, artifact_id: str, screen: Image.Image | None, screen_name: str | None
+    file: Path,
+    artifact_id: str,
+    screen: Image.Image | None,
+    screen_name: str | None,
+    root: Path | None = None,
 ) -> LoadedArtifact:
-    """Read the cache file ``file``; check its hashed steps on ``screen`` when given."""
+    """Read the cache file ``file`` (only under ``root``, default its folder, never through
+    a symlink); check its hashed steps on ``screen`` when given."""
     view = ArtifactView(id=artifact_id, kind="cache", title=file.name, path=str(file))
     loaded = LoadedArtifact(view)
     loaded.stamp(file)
-    cache = _read(file, view)
+    cache = _read(file, Confined(root if root is not None else file.parent), view)
     meta = cache.metadata
     visual = cache.visual
     view.started_at = meta.created_at
@@ -145,9 +151,9 @@ def load_cache(
     return loaded
 
 
-def _read(file: Path, view: ArtifactView) -> CacheFile:
+def _read(file: Path, reader: Confined, view: ArtifactView) -> CacheFile:
     try:
-        text = file.read_bytes()
+        text = reader.read(file)
     except OSError as exc:
         view.problem(f"cannot be read: {exc}")
         return CacheFile()

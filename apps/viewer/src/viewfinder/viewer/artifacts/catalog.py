@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import stat
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -68,10 +69,19 @@ def kind_of(path: Path) -> ArtifactKind | None:
 def sniff_json(path: Path) -> ArtifactKind:
     """``cache`` or ``trajectory`` from a JSON file's first bytes; ``unknown`` otherwise."""
     try:
-        with path.open("rb") as stream:
-            head = stream.read(_SNIFF_BYTES)
+        # not through a symlink, and a FIFO swapped in is not waited on
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        fd = os.open(os.path.realpath(path), flags)
     except OSError:
         return "unknown"
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return "unknown"
+        head = os.read(fd, _SNIFF_BYTES)
+    except OSError:
+        return "unknown"
+    finally:
+        os.close(fd)
     if head.lstrip().startswith(b"[") or _CACHE_KEY.search(head):
         return "cache"
     if _TRAJECTORY_KEY.search(head):
@@ -105,7 +115,7 @@ class Catalog:
                 raise RefusedPathError(
                     f"refused {artifact_id!r}: the viewer shows only {self.root.name}"
                 )
-            return self.root
+            return Path(os.path.realpath(self.root))
         if artifact_id in (".", ""):
             return Path(os.path.realpath(self.root))
         return self.confined.resolve(artifact_id)
@@ -181,14 +191,16 @@ class Catalog:
             raise UnknownArtifactError(f"{name} does not exist")
         kind = kind_of(path)
         try:
+            # every file read walks down from PATH (a file given as PATH: from its folder)
+            root = self.confined.root if self.root.is_dir() else None
             if kind == "recording":
-                return load_session(path, name)
+                return load_session(path, name, root)
             if kind == "exec-run":
-                return load_exec_run(path, name)
+                return load_exec_run(path, name, root)
             if kind == "browser-shots":
                 return load_browser_shots(path, name)
             if kind == "trajectory":
-                return load_trajectory(path, name)
+                return load_trajectory(path, name, root)
             if kind == "cache":
                 return self._cache(path, name)
         except Exception as exc:  # the page shows what went wrong; the server keeps serving
@@ -212,7 +224,8 @@ class Catalog:
                 screen, label = self._screen()
             except Exception as exc:  # no screen to check on is said, not fatal
                 trouble = f"the hashes are not checked: {exc}"
-        loaded = load_cache(path, name, screen, label)
+        root = self.confined.root if self.root.is_dir() else None
+        loaded = load_cache(path, name, screen, label, root)
         if trouble is not None:
             loaded.view.problem(trouble, "warning")
         return loaded

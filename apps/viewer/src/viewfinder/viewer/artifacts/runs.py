@@ -13,6 +13,7 @@ in the order of the calls and then of the screenshots in each.
 from __future__ import annotations
 
 import json
+import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -59,14 +60,15 @@ def _entries(folder: Path, limit: int = 20000) -> list[Path]:
     return found
 
 
-def load_exec_run(folder: Path, artifact_id: str) -> LoadedArtifact:
-    """Read an ``exec --out`` folder."""
+def load_exec_run(folder: Path, artifact_id: str, root: Path | None = None) -> LoadedArtifact:
+    """Read an ``exec --out`` folder; its files only under ``root`` (default ``folder``)."""
     view = ArtifactView(id=artifact_id, kind="exec-run", title=folder.name, path=str(folder))
     loaded = LoadedArtifact(view)
     # a rerun deletes and writes files (the folder's stamp), and rewrites the texts
     loaded.stamp(folder, *(folder / name for name in (*EXEC_TEXTS, "run.json")))
     confined = Confined(folder)
-    summary = _summary(folder, view)
+    reader = Confined(root if root is not None else folder)
+    summary = _summary(folder, reader, view)
     if "exit_code" in summary:
         view.facts["exit code"] = str(summary["exit_code"])
     elif summary.get("status") == "running":
@@ -74,7 +76,7 @@ def load_exec_run(folder: Path, artifact_id: str) -> LoadedArtifact:
     if isinstance(summary.get("file"), str):
         view.facts["file"] = summary["file"]
     for name in EXEC_TEXTS:
-        view.texts[name.removesuffix(".txt")] = _text(confined, name, view)
+        view.texts[name.removesuffix(".txt")] = _text(confined, reader, name, view)
     captures = sorted(
         (int(match.group(1)), entry)
         for entry in _entries(folder)
@@ -166,24 +168,22 @@ def _add_file(
     step.thumb = frame_url(artifact_id, step.index, thumb=True)
 
 
-def _summary(folder: Path, view: ArtifactView) -> dict[str, Any]:
+def _summary(folder: Path, reader: Confined, view: ArtifactView) -> dict[str, Any]:
     path = folder / "run.json"
-    if not path.is_file():
+    if not os.path.lexists(path):
         return {}
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(reader.read(path))
     except (OSError, ValueError) as exc:
         view.problem(f"run.json cannot be read: {exc}", "warning")
         return {}
     return data if isinstance(data, dict) else {}
 
 
-def _text(confined: Confined, name: str, view: ArtifactView) -> str:
+def _text(confined: Confined, reader: Confined, name: str, view: ArtifactView) -> str:
     try:
-        path = confined.resolve(name)
-        with path.open("rb") as stream:
-            data = stream.read(TEXT_LIMIT + 1)
-    except (RefusedPathError, OSError) as exc:
+        data = reader.read(confined.resolve(name), TEXT_LIMIT, cut=True)
+    except OSError as exc:  # refused (a symlink, a FIFO, ...) or gone
         view.problem(f"{name}: {exc}")
         return ""
     text = data[:TEXT_LIMIT].decode("utf-8", "replace")

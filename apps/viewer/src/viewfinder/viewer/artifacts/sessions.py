@@ -46,14 +46,17 @@ def is_session(folder: Path) -> bool:
     return folder.is_dir() and (layout.manifest.is_file() or layout.metadata.is_file())
 
 
-def load_session(folder: Path, artifact_id: str) -> LoadedArtifact:
-    """Read the session in ``folder`` as far as it can be read."""
+def load_session(folder: Path, artifact_id: str, root: Path | None = None) -> LoadedArtifact:
+    """Read the session in ``folder`` as far as it can be read; its files are read only
+    under ``root`` (the viewer's PATH; default ``folder``), never through a symlink."""
     layout = SessionLayout(folder)
     confined = Confined(folder)
+    reader = Confined(root if root is not None else folder)
     view = ArtifactView(id=artifact_id, kind="recording", title=folder.name, path=str(folder))
     loaded = LoadedArtifact(view)
-    metadata = _metadata(layout, view)
-    raw_meta = _raw_metadata(layout)
+    raw_bytes = _metadata_bytes(layout, reader, view)
+    metadata = _metadata(layout, raw_bytes, view)
+    raw_meta = _raw_metadata(raw_bytes)
     if metadata is not None:
         if metadata.input_source == DESKTOP_INPUT:
             view.kind = "desktop-run"
@@ -63,7 +66,7 @@ def load_session(folder: Path, artifact_id: str) -> LoadedArtifact:
         if isinstance(display, str) and display_alive(display):
             view.live = display
     loaded.stamp(layout.manifest, layout.metadata)
-    lines = _manifest_lines(layout, view)
+    lines = _manifest_lines(layout, reader, view)
     frames = _Frames(confined)
     for number, (line_no, data, event) in enumerate(lines):
         step = StepView(
@@ -92,22 +95,35 @@ def load_session(folder: Path, artifact_id: str) -> LoadedArtifact:
     return loaded
 
 
-def _metadata(layout: SessionLayout, view: ArtifactView) -> SessionMetadata | None:
-    if not layout.metadata.exists():
+def _metadata_bytes(layout: SessionLayout, reader: Confined, view: ArtifactView) -> bytes | None:
+    if not os.path.lexists(layout.metadata):
         view.problem(f"{layout.metadata.name} is missing: screen size and times are unknown",
                      "warning")  # fmt: skip
         return None
     try:
-        return SessionMetadata.load(layout.metadata)
-    except SessionFormatError as exc:
-        view.problem(f"{layout.metadata.name} cannot be read: {_short(exc)}")
+        return reader.read(layout.metadata)
+    except OSError as exc:  # refused (a symlink, a FIFO, ...) or gone
+        view.problem(f"{layout.metadata.name} cannot be read: {exc}")
         return None
 
 
-def _raw_metadata(layout: SessionLayout) -> dict[str, Any]:
+def _metadata(
+    layout: SessionLayout, data: bytes | None, view: ArtifactView
+) -> SessionMetadata | None:
+    if data is None:
+        return None
     try:
-        data = json.loads(layout.metadata.read_bytes())
-    except (OSError, ValueError):
+        return SessionMetadata.model_validate_json(data)
+    except ValueError as exc:  # pydantic's ValidationError is one
+        error = SessionFormatError(f"{layout.metadata} is not valid recording metadata: {exc}")
+        view.problem(f"{layout.metadata.name} cannot be read: {_short(error)}")
+        return None
+
+
+def _raw_metadata(raw: bytes | None) -> dict[str, Any]:
+    try:
+        data = json.loads(raw) if raw is not None else None
+    except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
 
@@ -130,10 +146,10 @@ def _facts(metadata: SessionMetadata) -> dict[str, str]:
 
 
 def _manifest_lines(
-    layout: SessionLayout, view: ArtifactView
+    layout: SessionLayout, reader: Confined, view: ArtifactView
 ) -> list[tuple[int, dict[str, Any], Event]]:
     try:
-        raw = layout.manifest.read_bytes()
+        raw = reader.read(layout.manifest)
     except FileNotFoundError:
         view.problem(f"{layout.manifest.name} is missing: this recording has no steps")
         return []

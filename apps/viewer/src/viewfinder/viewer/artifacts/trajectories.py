@@ -24,16 +24,18 @@ from viewfinder.viewer.artifacts.model import (
     frame_url,
     timeline,
 )
+from viewfinder.viewer.confine import Confined
 from viewfinder.viewer.displays import display_alive
 
 
-def load_trajectory(file: Path, artifact_id: str) -> LoadedArtifact:
-    """Read the Trajectory JSON ``file`` as far as it validates."""
+def load_trajectory(file: Path, artifact_id: str, root: Path | None = None) -> LoadedArtifact:
+    """Read the Trajectory JSON ``file`` as far as it validates (read only under ``root``,
+    default its folder, never through a symlink)."""
     view = ArtifactView(id=artifact_id, kind="trajectory", title=file.name, path=str(file))
     loaded = LoadedArtifact(view)
     loaded.stamp(file)
     try:
-        data = json.loads(file.read_bytes())
+        data = json.loads(Confined(root if root is not None else file.parent).read(file))
     except (OSError, ValueError) as exc:
         view.problem(f"is not a readable Trajectory JSON: {exc}")
         return loaded

@@ -1,6 +1,8 @@
 // The live view: frames of a display over a WebSocket, drawn on a canvas in order; with
 // --control, clicks, wheel and keys on the canvas go back to the display.
 
+import { socketProtocols } from "./auth.js";
+
 const KEYSYMS = {
   Enter: "Return", Backspace: "BackSpace", Tab: "Tab", Escape: "Escape", Delete: "Delete",
   ArrowLeft: "Left", ArrowRight: "Right", ArrowUp: "Up", ArrowDown: "Down", Home: "Home",
@@ -52,7 +54,7 @@ export function openLive(container, display) {
   }
 
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const socket = new WebSocket(`${scheme}://${location.host}/api/live?display=${encodeURIComponent(display)}`);
+  const socket = new WebSocket(`${scheme}://${location.host}/api/live?display=${encodeURIComponent(display)}`, socketProtocols());
   socket.binaryType = "arraybuffer";
   let chain = Promise.resolve();
   let ended = false;

@@ -1,6 +1,7 @@
 // viewfinder view: the server gives JSON, this page renders it. No build step, no
 // network beyond this server. Deep links: ?a=<artifact>#step-12, ?live=:1.
 
+import { authHeaders, media, takeToken } from "./auth.js";
 import { drawAction, keyChips } from "./overlay.js";
 import { openLive } from "./live.js";
 import { PAGE_SIZE, Steps, Timeline } from "./timeline.js";
@@ -36,7 +37,7 @@ function banner(message, level = "error") {
 async function getJSON(url) {
   let response;
   try {
-    response = await fetch(url, { credentials: "same-origin" });
+    response = await fetch(url, { credentials: "omit", headers: authHeaders() });
   } catch (error) {
     throw new Error(`the viewer did not answer (${error.message}); is it still running?`);
   }
@@ -124,7 +125,7 @@ function checkText(check) {
 // One row of the timeline (``previous``: the step before it, when known).
 function stepRow(step, index, previous) {
   const state = step.check ? step.check.state.replace(" ", "-") : "";
-  const thumb = step.thumb ? h("img", { class: "thumb", alt: "", src: step.thumb, width: 96, height: 60 })
+  const thumb = step.thumb ? media(h("img", { class: "thumb", alt: "", width: 96, height: 60 }), step.thumb)
                            : h("span", { class: "thumb none", text: step.problem ? "no frame" : "" });
   const starts = step.group && (!previous || previous.group !== step.group);
   const link = h("a", { href: `#step-${index}`, class: `step ${state ? "check-" + state : ""} ${step.problem ? "has-problem" : ""}`,
@@ -172,7 +173,7 @@ function renderStage(step, view) {
   const next = h("button", { type: "button", text: "Next →", disabled: step.index === last });
   next.addEventListener("click", () => select(step.index + 1));
   const tools = h("div", { class: "tools" }, prev, next, zoom,
-    step.frame ? h("a", { class: "download", href: step.frame, download: `step-${step.index}.${step.frame_type || "png"}`, text: "Download frame" }) : null);
+    step.frame ? media(h("a", { class: "download", download: `step-${step.index}.${step.frame_type || "png"}`, text: "Download frame" }), step.frame, "href") : null);
   const title = h("h2", { id: "step-title" }, `Step ${step.index} of ${last}: `, h("span", { class: "action", text: step.label }));
   const frames = h("div", { class: `frames ${state.zoom ? "zoomed" : ""}` },
     figure(step, view, "frame", step.check ? "Screen (with the step's region)" : "Before: the frame the action was taken on"),
@@ -193,7 +194,7 @@ function figure(step, view, which, caption) {
     box.append(h("p", { class: `no-frame ${step.problem ? "" : "neutral"}`, text: note }));
     return fig;
   }
-  const image = h("img", { src: url, alt: `${caption} of step ${step.index}`, id: which === "frame" ? "frame" : "after-frame" });
+  const image = media(h("img", { alt: `${caption} of step ${step.index}`, id: which === "frame" ? "frame" : "after-frame" }), url);
   box.append(image);
   if (which === "frame") {
     const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
@@ -241,9 +242,9 @@ function checkPanel(step) {
     h("h3", {}, `Visual check: ${words}`, checkText(check) ? h("span", { class: "distance", text: ` — ${checkText(check)}` }) : null));
   const pictures = h("div", { class: "regions" });
   pictures.append(h("figure", {}, h("figcaption", { text: "Recorded region" }),
-    check.recorded ? h("img", { src: check.recorded, alt: "the recorded region" }) : h("p", { class: "no-frame", text: "not stored (built with --no-thumbnails)" })));
+    check.recorded ? media(h("img", { alt: "the recorded region" }), check.recorded) : h("p", { class: "no-frame", text: "not stored (built with --no-thumbnails)" })));
   pictures.append(h("figure", {}, h("figcaption", { text: "Screen's region" }),
-    check.live ? h("img", { src: check.live, alt: "the screen's region" }) : h("p", { class: "no-frame", text: "no screen given" })));
+    check.live ? media(h("img", { alt: "the screen's region" }), check.live) : h("p", { class: "no-frame", text: "no screen given" })));
   panel.append(pictures);
   const facts = h("dl", { class: "step-facts" });
   const add = (name, value) => { if (value !== null && value !== undefined) facts.append(h("dt", { text: name }), h("dd", { text: String(value) })); };
@@ -261,7 +262,7 @@ function checkPanel(step) {
 function videos(view, step = null) {
   const section = h("section", { class: "videos", "aria-label": "Videos" }, h("h3", { text: "Video" }));
   for (const video of view.videos) {
-    const player = h("video", { src: video.url, controls: true, preload: "metadata", muted: true });
+    const player = media(h("video", { controls: true, preload: "metadata", muted: true }), video.url);
     const note = h("p", { class: "seek-note" });
     const fig = h("figure", { class: "video" }, player, h("figcaption", { text: video.label }), note);
     section.append(fig);
@@ -325,6 +326,7 @@ function liveLinks(displays) {
 }
 
 async function start() {
+  takeToken();
   const params = new URLSearchParams(location.search);
   try {
     state.info = await getJSON("/api/info");

@@ -83,11 +83,14 @@ class Screen:
         a rendered chart) with the step's screenshots, as if it had been captured.
 
         ``image`` is encoded image bytes (PNG, JPEG, WebP) or a PIL image; it is sent as
-        PNG and counts toward the captures of the step. Returns the PNG as base64.
+        PNG and counts toward the captures of the step. Returns the PNG as base64. An image
+        of more than 40 megapixels raises ``ImageTooLargeError`` (nothing is decoded).
         """
         import io
 
         from PIL import Image, UnidentifiedImageError
+
+        from viewfinder.core.imaging import check_pixels
 
         with self._lock:
             self._check_count("attach_image", "attach fewer images")
@@ -96,6 +99,8 @@ class Screen:
                     image = Image.open(io.BytesIO(bytes(image)))
                 if not isinstance(image, Image.Image):
                     raise TypeError
+                # the environment refuses more pixels than this; say so before decoding
+                check_pixels(image.width, image.height)
                 image.load()
             except (TypeError, OSError, UnidentifiedImageError):
                 raise TypeError(
