@@ -197,11 +197,7 @@ class ScreenElements:
         if tree.source == SOURCE:  # its boxes are this display's: ask its X server
             from viewfinder.xvfb.top_window import refusal
 
-            if self._x is None:
-                from viewfinder.xvfb.connection import open_display
-
-                self._x = open_display(self.display_name)
-            reason = refusal(self._x, tree, element, x, y)
+            reason = refusal(self._x_connection(), tree, element, x, y)
             if reason is not None:
                 raise ElementCoveredError(ref, element, reason)
         return (x, y)
@@ -214,10 +210,24 @@ class ScreenElements:
         point = event.start_position or event.position
         if point is None:
             return event
-        element = tree.element_at(point.x, point.y)
+        if tree.source == SOURCE and tree.roots:
+            from viewfinder.xvfb.top_window import element_in_front
+
+            # only in the window the X server shows in front there: the step names
+            # nothing where another app's window covers the point
+            element, _ = element_in_front(self._x_connection(), tree, point.x, point.y)
+        else:
+            element = tree.element_at(point.x, point.y)
         if element is None:
             return event
         return event.model_copy(update={"element": tree.anchor(element)})
+
+    def _x_connection(self) -> Any:
+        if self._x is None:
+            from viewfinder.xvfb.connection import open_display
+
+            self._x = open_display(self.display_name)
+        return self._x
 
     def snapshot(self, tree: ElementTree) -> str:
         """The text snapshot of ``tree`` in the model's coordinates, within the budget."""

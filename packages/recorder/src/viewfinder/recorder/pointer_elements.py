@@ -39,7 +39,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from viewfinder.core import Element, ElementAnchor, ElementSource, ElementTree, get_element_source
+from viewfinder.core import ElementAnchor, ElementSource, ElementTree, get_element_source
 from viewfinder.recorder.tree_reads import TreeReads
 
 log = logging.getLogger(__name__)
@@ -160,11 +160,17 @@ class PointerElements:
             self.stats.lookup_s += time.monotonic() - started
 
     def _anchor(self, tree: ElementTree, x: int, y: int) -> ElementAnchor | None:
-        element = tree.element_at(x, y)
-        if element is None:
+        if not tree.roots:
             return None
-        if not self._in_front(tree, element, x, y):
+        from viewfinder.xvfb.top_window import element_in_front
+
+        # only the window the X server shows in front at the point is searched: a
+        # window of another app (Tk, say) over a GTK button names nothing
+        element, covered = element_in_front(self._conn, tree, x, y)
+        if covered is not None:
             self.stats.covered += 1
+            return None
+        if element is None:
             return None
         anchor = tree.anchor(element)
         words = [anchor.role, anchor.name, *(word for pair in anchor.path for word in pair)]
@@ -173,13 +179,6 @@ class PointerElements:
             return None
         self.stats.found += 1
         return anchor
-
-    def _in_front(self, tree: ElementTree, element: Element, x: int, y: int) -> bool:
-        """Whether ``element``'s window is the one in front at the point, now."""
-        from viewfinder.xvfb.top_window import shows, window_at
-
-        front = window_at(self._conn, x, y)
-        return front is not None and shows(front, tree, element)
 
     def summary(self) -> dict[str, float | int | str]:
         """The run's ``elements`` entry for metadata.json."""

@@ -175,13 +175,34 @@ def anchor_refusal(
     applications = [root for root in tree.roots if (root.role, root.name) == anchor.path[0]]
     if not applications:
         return None
+    under, why = element_in_front(conn, tree, x, y, applications)
+    if why is not None:
+        return why
+    if under is None or not tree.names(under, anchor):
+        now = _named(under) if under is not None else "no element"
+        return f"the element at ({x}, {y}) is now {now}, not the recorded {anchor.describe()}"
+    return None
+
+
+def element_in_front(
+    conn: Any,
+    tree: ElementTree,
+    x: int,
+    y: int,
+    applications: list[Element] | None = None,
+) -> tuple[Element | None, str | None]:
+    """The element a pointer at (``x``, ``y``) acts on, searched only in the window the X
+    server shows in front there (:meth:`ElementTree.element_at` with ``within``), as
+    ``(element, None)``; ``(None, reason)`` when that window is none of ``applications``'
+    (default: the tree's) windows, or two of them lie at that place."""
     front = window_at(conn, x, y)
     if front is None:
-        return f"no window is at ({x}, {y})"
-    owned = [app for app in applications if app.pid is not None and app.pid == front.pid]
+        return None, f"no window is at ({x}, {y})"
+    apps = tree.roots if applications is None else applications
+    owned = [app for app in apps if app.pid is not None and app.pid == front.pid]
     if not owned:
-        app = anchor.path[0][1]
-        return f"{front.describe()} is in front at ({x}, {y}), not a window of {app!r}"
+        which = f"{apps[0].name!r}" if applications is not None and apps else "an application read"
+        return None, f"{front.describe()} is in front at ({x}, {y}), not a window of {which}"
     windows = [
         window
         for app in owned
@@ -189,15 +210,11 @@ def anchor_refusal(
         if window.visible and window.box == front.box
     ]
     if len(windows) != 1:
-        return (
-            f"{front.describe()} matches {len(windows)} windows of {anchor.path[0][1]!r}; "
+        return None, (
+            f"{front.describe()} matches {len(windows)} windows of {_named(owned[0])}; "
             "the element under the point cannot be told"
         )
-    under = tree.element_at(x, y, within=windows[0])
-    if under is None or not tree.names(under, anchor):
-        now = _named(under) if under is not None else "no element"
-        return f"the element at ({x}, {y}) is now {now}, not the recorded {anchor.describe()}"
-    return None
+    return tree.element_at(x, y, within=windows[0]), None
 
 
 def _named(element: Element) -> str:
