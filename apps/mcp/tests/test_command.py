@@ -52,6 +52,11 @@ def test_a_token_opens_other_addresses_and_loopback_needs_none() -> None:
         (["--", "no-such-program-here", "x"], "no program 'no-such-program-here' on PATH"),
         (["--app", "'unclosed"], "cannot be split"),
         (["--print-config", "emacs"], "'emacs' is not a client this knows"),
+        (
+            ["--print-config", "claude-desktop", "--http"],
+            "--http: Claude Desktop's config file starts local servers over stdio and does "
+            "not read a URL: drop --http",
+        ),
         (["--client", "netscape"], "--client: 'netscape' is not one of claude-desktop"),
     ],
 )

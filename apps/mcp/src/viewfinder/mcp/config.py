@@ -5,7 +5,8 @@ and Cursor (``.cursor/mcp.json``) read ``{"mcpServers": {...}}``; VS Code
 (``.vscode/mcp.json``) reads ``{"servers": {...}}``. Over stdio the entry starts this
 very command, with the options it was given, by the absolute path of the ``viewfinder``
 executable (clients do not start servers from your shell, so a bare name may not be
-found). Over HTTP the entry is the server's URL, and, when the server has a token, an
+found). Over HTTP the entry is the server's URL (Claude Desktop's file has none: it is
+refused, saying what to do), and, when the server has a token, an
 ``Authorization`` header that takes the token from the environment (Claude, Cursor) or
 asks for it once (VS Code): it is never written into the file.
 """
@@ -18,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from viewfinder.mcp.options import TOKEN_ENV, HttpOptions
+from viewfinder.mcp.options import TOKEN_ENV, HttpOptions, McpOptionError
 
 CLIENTS = ("claude", "claude-code", "claude-desktop", "cursor", "vscode")
 #: The result budget (``--client``) each client's settings start the server with.
@@ -55,6 +56,15 @@ def client_config(
     port of 0, which no settings can name)."""
     if client not in CLIENTS:
         raise ValueError(f"unknown client {client!r}; use {', '.join(CLIENTS)}")
+    if http is not None and client == "claude-desktop":
+        # its claude_desktop_config.json starts local stdio servers; a url entry there is
+        # not read (remote servers are added in its settings, as a custom connector)
+        raise McpOptionError(
+            "--http",
+            "Claude Desktop's config file starts local servers over stdio and does not "
+            "read a URL: drop --http (Claude Desktop then starts viewfinder mcp itself), "
+            "or add the server's URL in Claude Desktop's settings as a custom connector",
+        )
     if http is None:
         command, *prefix = viewfinder_command()
         entry: dict[str, Any] = {"command": command, "args": [*prefix, "mcp", *arguments]}
