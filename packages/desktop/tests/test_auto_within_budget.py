@@ -12,7 +12,7 @@ from PIL import Image, ImageChops
 from viewfinder.desktop import ComputerTool
 
 sys.path.insert(0, str(Path(__file__).parent))
-from event_log import EventLog  # noqa: E402
+from event_log import EventLog
 
 COLOURS = {"red": (208, 32, 32), "green": (32, 160, 32), "blue": (32, 64, 208)}
 
