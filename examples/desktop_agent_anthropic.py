@@ -7,7 +7,10 @@ With ``ANTHROPIC_API_KEY`` set, Claude drives: each of its ``tool_use`` blocks g
 :class:`~viewfinder.desktop.ComputerTool`, whose result (what was done, and the screen
 once it settled, scaled to 1024x768) goes back as a ``tool_result``. Without a key (or
 with ``--scripted``) a scripted policy answers in the same shape, so the loop below runs
-unchanged and the form gets filled either way. The example exits with 0 when the form's
+unchanged and the form gets filled either way. With ``--toolset`` (or
+``ANTHROPIC_COMPUTER_TOOL=computer_toolset_20260801``) it declares Anthropic's computer
+toolset instead, and each action is a member tool of its own
+(:class:`~viewfinder.desktop.ComputerToolset`). The example exits with 0 when the form's
 own state says it is filled. docs/desktop.md explains the loop.
 """
 
@@ -37,13 +40,17 @@ from desktop_form_task import (
 from viewfinder.desktop import (
     ANTHROPIC_BETAS,
     ComputerTool,
+    ComputerToolset,
     anthropic_tool_definition,
     to_anthropic_tool_result,
+    to_toolset_tool_result,
 )
 
 MODEL = os.environ.get("ANTHROPIC_MODEL", "claude-sonnet-4-5")
-#: computer_20251124 (with zoom) goes with Claude Opus 4.5; other models use 20250124.
+#: computer_20251124 (with zoom) goes with Claude Opus 4.5; other models use 20250124;
+#: computer_toolset_20260801 declares the family of member tools (``--toolset``).
 TOOL_VERSION = os.environ.get("ANTHROPIC_COMPUTER_TOOL", "computer_20250124")
+TOOLSET = "computer_toolset_20260801"
 MAX_TURNS = 40
 
 Content = list[dict[str, Any]]
@@ -52,13 +59,22 @@ Content = list[dict[str, Any]]
 class Claude:
     """The policy: Claude through the Messages API (beta computer use)."""
 
-    def __init__(self, tool: ComputerTool) -> None:
+    def __init__(self, tool: ComputerTool, toolset: ComputerToolset | None) -> None:
         import anthropic  # only when a key is set: `pip install anthropic`
 
         self.client = anthropic.Anthropic()
-        self.tools = [anthropic_tool_definition(tool, TOOL_VERSION)]  # type: ignore[arg-type]
+        self.toolset = toolset
+        if toolset is None:
+            self.tools = [anthropic_tool_definition(tool, TOOL_VERSION)]  # type: ignore[arg-type]
+        else:
+            self.tools = [toolset.definition()]
 
     def respond(self, messages: list[dict[str, Any]]) -> Content:
+        if self.toolset is not None:  # the toolset needs no beta header
+            response = self.client.messages.create(
+                model=MODEL, max_tokens=2048, tools=self.tools, messages=messages
+            )
+            return [block.model_dump(exclude_none=True) for block in response.content]
         response = self.client.beta.messages.create(
             model=MODEL,
             max_tokens=2048,
@@ -76,7 +92,9 @@ class Scripted:
     coordinates of the screenshots it is shown (scaled), as a model would read them.
     """
 
-    def __init__(self, tool: ComputerTool) -> None:
+    def __init__(self, tool: ComputerTool, toolset: bool = False) -> None:
+        self.toolset = toolset
+
         def at(point: tuple[int, int]) -> list[int]:
             return list(tool.scaling.to_model(*point))
 
@@ -100,6 +118,18 @@ class Scripted:
         action = next(self.script, None)
         if action is None:
             return [{"type": "text", "text": "done"}]
+        if self.toolset:  # each member is a tool of its own, named by the action
+            name = action.pop("action")
+            return [
+                {"type": "text", "text": f"Next: {name}."},
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_{next(self.ids):02d}",
+                    "name": name,
+                    "input": action,
+                    "toolset_name": "computer",
+                },
+            ]
         return [
             {"type": "text", "text": f"Next: {action['action']}."},
             {
@@ -111,7 +141,12 @@ class Scripted:
         ]
 
 
-def run(policy: Claude | Scripted, tool: ComputerTool, frames: Frames) -> None:
+def run(
+    policy: Claude | Scripted,
+    tool: ComputerTool,
+    frames: Frames,
+    toolset: ComputerToolset | None = None,
+) -> None:
     """The agent loop: ask the policy, perform its tool calls, hand back the results."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": TASK}]
     for _ in range(MAX_TURNS):
@@ -123,10 +158,16 @@ def run(policy: Claude | Scripted, tool: ComputerTool, frames: Frames) -> None:
             return
         results = []
         for call in calls:
-            result = tool(call["input"])  # never raises: a bad action is an error result
+            if toolset is not None and call.get("toolset_name") == "computer":
+                result = toolset(call["name"], call["input"])  # a member, by its name
+                block = to_toolset_tool_result(result, call["id"], call["name"], call["input"])
+            else:
+                result = tool(call["input"])  # never raises: a bad action is an error result
+                block = to_anthropic_tool_result(result, call["id"])
             frames.save(result)
-            print(f"{call['input']} -> {result.text}")
-            results.append(to_anthropic_tool_result(result, call["id"]))
+            member = f"{call['name']} " if "toolset_name" in call else ""
+            print(f"{member}{call['input']} -> {result.text}")
+            results.append(block)
         messages.append({"role": "user", "content": results})
 
 
@@ -135,14 +176,22 @@ def main() -> int:
     parser.add_argument("--out", type=Path, help="save every step's screenshot here")
     parser.add_argument("--state", type=Path, help="where the form writes its state (JSON)")
     parser.add_argument("--scripted", action="store_true", help="the scripted policy, key or not")
+    parser.add_argument(
+        "--toolset",
+        action="store_true",
+        default=TOOL_VERSION == TOOLSET,
+        help=f"Anthropic's {TOOLSET} (each action a member tool of its own)",
+    )
     args = parser.parse_args()
     frames = Frames(args.out)
     with form_desktop(args.state) as (desktop, state):
         tool = desktop.computer(target=TARGET)
+        toolset = ComputerToolset(tool) if args.toolset else None
         use_claude = bool(os.environ.get("ANTHROPIC_API_KEY")) and not args.scripted
         policy = f"Claude {MODEL}" if use_claude else "scripted"
         print(f"{desktop!r}: the model sees {tool.model_size}; policy: {policy}")
-        run(Claude(tool) if use_claude else Scripted(tool), tool, frames)
+        agent = Claude(tool, toolset) if use_claude else Scripted(tool, toolset is not None)
+        run(agent, tool, frames, toolset)
         return report(state, frames)
 
 

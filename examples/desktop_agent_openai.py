@@ -4,9 +4,10 @@
     OPENAI_API_KEY=... python examples/desktop_agent_openai.py --out run/
 
 With ``OPENAI_API_KEY`` set, ``computer-use-preview`` drives through the Responses API:
-each ``computer_call`` item's action goes to a :class:`~viewfinder.desktop.ComputerTool`,
-and the screen once it settled (scaled to 1024x768) goes back as a
-``computer_call_output``. Without a key (or with ``--scripted``) a scripted policy
+each ``computer_call`` item (its ``action``, or an ``actions`` batch run in order) goes to
+a :class:`~viewfinder.desktop.ComputerTool`, and the screen once it settled (scaled to
+1024x768) goes back as a ``computer_call_output``, what was done in a message beside it.
+Without a key (or with ``--scripted``) a scripted policy
 answers with the same items, so the loop below runs unchanged and the form gets filled
 either way. The example exits with 0 when the form's own state says it is filled.
 docs/desktop.md explains the loop.
@@ -125,9 +126,11 @@ def run(policy: OpenAIModel | Scripted, tool: ComputerTool, frames: Frames) -> N
             return
         items = []
         for call in calls:
-            result = tool(call["action"])  # never raises: a bad action is an error result
+            # the call's action, or its actions batch in order; never raises: a bad
+            # action or a display that has gone is an error result
+            result = tool(call)
             frames.save(result)
-            print(f"{call['action']} -> {result.text}")
+            print(f"{call.get('action', call.get('actions'))} -> {result.text}")
             # a real run shows pending safety checks to a person before acknowledging them
             items += to_openai_input_items(
                 result, call["call_id"], acknowledged_safety_checks=call["pending_safety_checks"]

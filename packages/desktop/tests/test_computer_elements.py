@@ -131,8 +131,10 @@ def test_a_set_of_mark_image_draws_the_buttons_mark_on_its_box(form: Form) -> No
     assert block["content"][3]["source"]["data"] == result.marked.b64()
     items = to_openai_input_items(result, "call_1")
     assert items[0]["output"]["image_url"] == result.screenshot.data_url()
-    assert [part["type"] for part in items[1]["content"]] == ["input_text", "input_image"]
-    assert items[1]["content"][1]["image_url"] == result.marked.data_url()
+    kinds = [part["type"] for part in items[1]["content"]]
+    assert kinds == ["input_text", "input_text", "input_image"]  # the text, the snapshot
+    assert items[1]["content"][1]["text"] == result.elements_text
+    assert items[1]["content"][2]["image_url"] == result.marked.data_url()
 
 
 def test_a_click_by_element_lands_and_its_step_names_the_element(form: Form) -> None:

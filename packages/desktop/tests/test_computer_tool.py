@@ -143,20 +143,16 @@ def test_results_in_each_apis_format(tool: ComputerTool) -> None:
         clicked, "call_1", acknowledged_safety_checks=[{"id": "s"}]
     )
     assert item["type"] == "computer_call_output" and item["call_id"] == "call_1"
-    assert item["output"]["type"] == "input_image"
+    assert item["output"]["type"] == "computer_screenshot"
     assert item["output"]["image_url"] == clicked.screenshot.data_url()  # type: ignore[union-attr]
     assert item["acknowledged_safety_checks"] == [{"id": "s"}]
-    spec = to_openai_computer_call_output(clicked, "c", output_type="computer_screenshot")
-    assert spec["output"]["type"] == "computer_screenshot"
     items = to_openai_input_items(failed, "call_2")
-    assert [entry.get("type", entry.get("role")) for entry in items] == [
-        "computer_call_output",
-        "user",
-    ]
+    assert [entry["type"] for entry in items] == ["computer_call_output", "message"]
     assert failed.error in items[1]["content"][0]["text"]  # type: ignore[operator]
-    cursor = tool({"action": "cursor_position"})
-    with pytest.raises(ResultFormatError, match="has no screenshot"):
-        to_openai_computer_call_output(cursor, "call_3")
+    cursor = tool({"action": "cursor_position"})  # no screenshot: a blank image, no error
+    assert to_openai_computer_call_output(cursor, "call_3")["output"]["image_url"].startswith(
+        "data:image/png;base64,"
+    )
 
 
 def test_tool_definitions_carry_the_model_size(tool: ComputerTool) -> None:

@@ -16,17 +16,26 @@ from .apps import (
     WindowTimeoutError,
 )
 from .computer import ComputerTool, ComputerToolClosedError, ComputerToolOptionError
+from .computer_toolset import (
+    ComputerToolset,
+    DisabledMemberError,
+    ToolsetConfigError,
+    computer_toolset_definition,
+    to_toolset_tool_result,
+)
 from .desktop import Desktop
 from .formats import (
     ANTHROPIC_BETAS,
     ResultFormatError,
     anthropic_tool_definition,
+    openai_computer_tool_definition,
     openai_tool_definition,
     to_anthropic_tool_result,
     to_openai_computer_call_output,
     to_openai_input_items,
 )
 from .lease import DisplaySource, parse_size
+from .openai_batch import run_computer_call
 from .results import ComputerResult
 from .scaling import TARGETS, Scaling, ScalingError
 from .screen_elements import ElementCoveredError, ElementGoneError
@@ -58,6 +67,7 @@ __all__ = [
     "ComputerTool",
     "ComputerToolClosedError",
     "ComputerToolOptionError",
+    "ComputerToolset",
     "CoordinateRangeError",
     "DamageChanges",
     "Desktop",
@@ -65,6 +75,7 @@ __all__ = [
     "DesktopError",
     "DesktopNotFoundError",
     "DesktopRecord",
+    "DisabledMemberError",
     "DisplaySource",
     "ElementCoveredError",
     "ElementGoneError",
@@ -78,17 +89,22 @@ __all__ = [
     "SettleReport",
     "SettleUnavailableError",
     "StepLog",
+    "ToolsetConfigError",
     "WindowTimeoutError",
     "anthropic_tool_definition",
+    "computer_toolset_definition",
     "detect_api",
+    "openai_computer_tool_definition",
     "openai_tool_definition",
     "parse_action",
     "parse_size",
+    "run_computer_call",
     "settle",
     "start_desktop",
     "stop_desktop",
     "to_anthropic_tool_result",
     "to_openai_computer_call_output",
     "to_openai_input_items",
+    "to_toolset_tool_result",
     "wait_for_window",
 ]

@@ -45,6 +45,8 @@ Observation = Literal["screenshot", "zoom", "cursor_position"]
 SCREEN_PIXELS_PER_WHEEL_CLICK = 100
 #: Longest ``wait`` or ``hold_key`` accepted, in seconds (as Anthropic's reference).
 MAX_DURATION_S = 100.0
+#: Most presses one ``key`` action with ``repeat`` may send.
+MAX_KEY_REPEAT = 100
 #: Most wheel clicks one scroll may send.
 MAX_WHEEL_CLICKS = 200
 #: Longest OpenAI ``scroll_x`` / ``scroll_y``, in pixels (what the wheel clicks cover).
@@ -115,6 +117,7 @@ class Action:
     ``element``: the ref of the element to act on instead of a point. ``elements``: the
     result should carry the elements on the screen (None: as the tool's option says);
     ``set_of_mark``: and the screenshot with their numbered boxes drawn on it.
+    ``repeat``: how many times a key chord is pressed (Anthropic's toolset ``key``).
     """
 
     api: Api
@@ -136,6 +139,7 @@ class Action:
     element: str | None = None
     elements: bool | None = None
     set_of_mark: bool = False
+    repeat: int = 1
 
     @property
     def changes_screen(self) -> bool:

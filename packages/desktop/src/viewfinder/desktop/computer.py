@@ -169,7 +169,12 @@ class ComputerTool:
                     None,
                 )
             self.scaling = Scaling.choose(
-                width, height, target, max_width=max_width, max_height=max_height
+                width,
+                height,
+                target,
+                max_width=max_width,
+                max_height=max_height,
+                budget=self.budget if target is not None else None,
             )
             self._images = ModelImages(self.scaling, self.budget, self.image_format, resample)
             self._frames = ScreenFrames(self._backend, self.settle_options)
@@ -203,21 +208,35 @@ class ComputerTool:
 
     # -- acting -----------------------------------------------------------------------------
 
-    def __call__(self, action: Mapping[str, Any], *, api: Api | None = None) -> ComputerResult:
+    def __call__(
+        self, action: Mapping[str, Any] | Action, *, api: Api | None = None
+    ) -> ComputerResult:
         """Perform one computer-use action; the result carries the settled screen.
 
         ``action`` is Anthropic computer-use tool input or an OpenAI computer-use action
-        (``api`` says which, or it is told by the keys). A malformed or unknown action,
-        a point off the screen or a display that has gone comes back as a result with
-        ``is_error`` set, never as an exception.
+        (``api`` says which, or it is told by the keys), an :class:`Action` already read
+        (as :mod:`~viewfinder.desktop.computer_toolset` reads its members), or an OpenAI
+        ``computer_call`` item, whose ``actions`` batch runs in order into one result
+        (:func:`~viewfinder.desktop.openai_batch.run_computer_call`). A malformed or
+        unknown action, a point off the screen or a display that has gone comes back as
+        a result with ``is_error`` set, never as an exception.
         """
+        if (
+            isinstance(action, Mapping)
+            and action.get("type") == "computer_call"
+            and action.get("actions") is not None  # a batch: each action in turn
+        ):
+            from viewfinder.desktop.openai_batch import run_computer_call
+
+            return run_computer_call(self, action)
         with self._lock:
             if self._closed:
                 raise ComputerToolClosedError("this ComputerTool is closed; create a new one")
-            name = action_name(action)
+            name = action.name if isinstance(action, Action) else action_name(action)
             try:
-                parsed = parse_action(action, api or self.api)
-                return self._run(parsed)
+                if not isinstance(action, Action):
+                    action = parse_action(action, api or self.api)
+                return self._run(action)
             except ViewfinderError as exc:
                 return self._failure(exc, name)
 
@@ -268,7 +287,7 @@ class ComputerTool:
         if focus is not None:
             focus = focus.model_copy(update={"timestamp": event.timestamp})
             self._backend.act(focus)
-        self._perform(event, path)
+        self._perform(event, path, action.repeat)
         waited = event.kind is EventKind.WAIT
         report, after, after_at = self.frames.settle_after(
             before,
@@ -366,9 +385,10 @@ class ComputerTool:
         except ViewfinderError:
             return None  # the display's trouble shows in the grab that follows
 
-    def _perform(self, event: Event, path: list[tuple[int, int]] | None) -> None:
+    def _perform(self, event: Event, path: list[tuple[int, int]] | None, repeat: int = 1) -> None:
         if path is None:
-            self._backend.act(event)
+            for _ in range(repeat):  # a key chord pressed again (the toolset's ``repeat``)
+                self._backend.act(event)
         else:
             drag_along(self._backend.input, path)
 

@@ -6,10 +6,16 @@ Anthropic (Messages API, beta computer use)::
     betas=[ANTHROPIC_BETAS["computer_20251124"]]
     ... {"role": "user", "content": [to_anthropic_tool_result(result, block.id)]}
 
-OpenAI (Responses API, ``computer-use-preview``)::
+Anthropic's computer toolset (``computer_toolset_20260801``, one tool per member):
+:mod:`viewfinder.desktop.computer_toolset`.
 
-    tools=[openai_tool_definition(tool)]
+OpenAI (Responses API, the ``computer`` tool; a call may carry an ``actions`` batch)::
+
+    tools=[openai_computer_tool_definition()]
+    ... result = tool(item)    # the computer_call item: its action or actions, in order
     ... input=to_openai_input_items(result, item.call_id)
+
+(``openai_tool_definition(tool)`` gives the older ``computer_use_preview`` tool.)
 
 The display size in a definition is the MODEL size (what the screenshots show and the
 coordinates the model sends), not the screen's, when the tool scales.
@@ -36,6 +42,12 @@ ANTHROPIC_BETAS: dict[str, str] = {
 #: The name Anthropic's computer tool must have.
 ANTHROPIC_TOOL_NAME = "computer"
 OPENAI_TOOL_TYPE = "computer_use_preview"
+#: The GA computer tool's ``type`` (its calls may carry ``actions`` batches).
+OPENAI_COMPUTER_TOOL_TYPE = "computer"
+#: The side of the blank image a ``computer_call_output`` carries when there is no
+#: screenshot (the display has gone): the item must carry an image, the message beside
+#: it says why it is blank.
+BLANK_SIDE = 8
 OpenAIEnvironment = Literal["linux", "ubuntu", "browser", "windows", "mac"]
 OPENAI_ENVIRONMENTS: tuple[str, ...] = ("linux", "ubuntu", "browser", "windows", "mac")
 
@@ -56,6 +68,11 @@ def anthropic_tool_definition(
     ``enable_zoom`` defaults to True for ``computer_20251124`` (the version with the
     ``zoom`` action) and is refused for ``computer_20250124``.
     """
+    if version == "computer_toolset_20260801":
+        raise ResultFormatError(
+            "the computer toolset is a family of member tools with no display size; "
+            "use viewfinder.desktop.computer_toolset.computer_toolset_definition()"
+        )
     if version not in ANTHROPIC_BETAS:
         raise ResultFormatError(
             f"unknown Anthropic computer tool version {version!r}; use "
@@ -92,6 +109,12 @@ def openai_tool_definition(
         "display_height": height,
         "environment": environment,
     }
+
+
+def openai_computer_tool_definition() -> dict[str, Any]:
+    """OpenAI's GA ``computer`` tool definition, ``{"type": "computer"}``: it carries no
+    display size, the model's coordinates are those of the screenshots it gets."""
+    return {"type": OPENAI_COMPUTER_TOOL_TYPE}
 
 
 def to_anthropic_tool_result(result: ComputerResult, tool_use_id: str) -> dict[str, Any]:
@@ -133,22 +156,19 @@ def to_openai_computer_call_output(
     call_id: str,
     *,
     acknowledged_safety_checks: Sequence[dict[str, Any]] | None = None,
-    output_type: Literal["input_image", "computer_screenshot"] = "input_image",
+    output_type: Literal["computer_screenshot", "input_image"] = "computer_screenshot",
 ) -> dict[str, Any]:
     """A ``computer_call_output`` input item carrying the screenshot as a data URL.
 
-    ``output_type``: ``input_image`` (as OpenAI's computer-use guide and sample app send
-    it) or ``computer_screenshot`` (the type the API reference names). The item has no
-    room for text: an error's message goes in a message of its own
-    (:func:`to_openai_input_items`). A result without a screenshot (the display was
-    gone) raises :class:`ResultFormatError`.
+    ``output_type``: ``computer_screenshot``, the only type the Responses API's types
+    take there (``input_image`` is what early computer-use samples sent). The item has
+    no room for text: the result's words go in a message of their own
+    (:func:`to_openai_input_items`). A result without a screenshot (the display has
+    gone) carries a small blank image, so every call is still answered.
     """
-    if result.screenshot is None:
-        raise ResultFormatError(
-            f"the {result.action or 'failed'} result has no screenshot, which a "
-            f"computer_call_output must carry ({result.error or result.text})"
-        )
-    output: dict[str, Any] = {"type": output_type, "image_url": result.screenshot.data_url()}
+    shot = result.screenshot
+    url = shot.data_url() if shot is not None else _blank_data_url()
+    output: dict[str, Any] = {"type": output_type, "image_url": url}
     item: dict[str, Any] = {"type": "computer_call_output", "call_id": call_id, "output": output}
     if acknowledged_safety_checks:
         item["acknowledged_safety_checks"] = [dict(check) for check in acknowledged_safety_checks]
@@ -160,12 +180,14 @@ def to_openai_input_items(
     call_id: str,
     *,
     acknowledged_safety_checks: Sequence[dict[str, Any]] | None = None,
-    output_type: Literal["input_image", "computer_screenshot"] = "input_image",
+    output_type: Literal["computer_screenshot", "input_image"] = "computer_screenshot",
 ) -> list[dict[str, Any]]:
     """The input items that answer one ``computer_call``: its ``computer_call_output``,
-    then, for an error, a user message with the error for the model to read, else, when
-    the result has them, a user message with the elements' snapshot and the
-    Set-of-Mark image (the output item holds one image and no text)."""
+    then a user message with the result's text (what was done, whether the screen
+    changed and settled, a change that came after the last screenshot; for an error,
+    why it failed and, for a batch, which actions ran and which were skipped), the
+    elements' snapshot and the Set-of-Mark image, when the result has them. Never raises:
+    a display that has gone is answered too (a blank image and the error)."""
     items = [
         to_openai_computer_call_output(
             result,
@@ -174,26 +196,36 @@ def to_openai_input_items(
             output_type=output_type,
         )
     ]
+    content: list[dict[str, Any]] = []
     if result.is_error:
-        items.append(
-            {
-                "role": "user",
-                "content": [
-                    {
-                        "type": "input_text",
-                        "text": f"The computer action failed: {result.error}",
-                    }
-                ],
-            }
-        )
-    elif result.elements_text or result.marked is not None:
-        content: list[dict[str, Any]] = []
+        shown = "" if result.screenshot is not None else " (no screenshot: the image is blank)"
+        text = f"The computer action failed{shown}: {result.error or result.text}"
+        if result.text and result.text != result.error and result.error:
+            text += "\n" + result.text.removeprefix(result.error).strip()
+        content.append({"type": "input_text", "text": text.strip()})
+    elif result.text:
+        content.append({"type": "input_text", "text": result.text})
+    if not result.is_error:
         if result.elements_text:
             content.append({"type": "input_text", "text": result.elements_text})
         if result.marked is not None:
-            content.append({"type": "input_image", "image_url": result.marked.data_url()})
-        items.append({"role": "user", "content": content})
+            content.append(
+                {"type": "input_image", "image_url": result.marked.data_url(), "detail": "original"}
+            )
+    if content:
+        items.append({"type": "message", "role": "user", "content": content})
     return items
+
+
+def _blank_data_url() -> str:
+    import base64
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (BLANK_SIDE, BLANK_SIDE), (0, 0, 0)).save(buffer, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
 def _model_size(size: Any) -> tuple[int, int]:

@@ -74,7 +74,8 @@ def describe_action(action: Action) -> str:
         where = f" on element {action.element}"
     kind = action.kind
     if kind is EventKind.KEY:
-        return f"pressed {'+'.join(action.keys)}"
+        times = f" {action.repeat} times" if action.repeat > 1 else ""
+        return f"pressed {'+'.join(action.keys)}{times}"
     if kind is EventKind.HOLD_KEY:
         return f"held {'+'.join(action.keys)} for {action.duration_s:g} s"
     if kind is EventKind.TYPE:
@@ -82,13 +83,13 @@ def describe_action(action: Action) -> str:
         return f"typed {len(action.text or '')} characters{into}"
     if kind is EventKind.WAIT:
         return f"waited {action.duration_s:g} s"
+    held = f" holding {'+'.join(action.modifiers)}" if action.modifiers else ""
     if kind is EventKind.DRAG:
         start = action.start or (action.path[0] if action.path else None)
         end = action.position or (action.path[-1] if action.path else None)
-        return f"{action.name} from {start} to {end}"
+        return f"{action.name} from {start} to {end}{held}"
     if kind is EventKind.MOVE:
         return f"moved the pointer{where.replace(' at', ' to')}"
-    held = f" holding {'+'.join(action.modifiers)}" if action.modifiers else ""
     if kind is EventKind.SCROLL:
         amount = action.wheel if action.api == "anthropic" else action.scroll_pixels
         unit = "wheel clicks" if action.api == "anthropic" else "px"

@@ -28,6 +28,8 @@ from viewfinder.desktop.actions import CoordinateRangeError
 if TYPE_CHECKING:
     from PIL import Image
 
+    from viewfinder.core.result_budget import ResultBudget
+
 #: The standard sizes, by name (as Anthropic's reference implementation names them).
 TARGETS: dict[str, tuple[int, int]] = {
     "XGA": (1024, 768),  # 4:3
@@ -79,14 +81,18 @@ class Scaling:
         *,
         max_width: int | None = None,
         max_height: int | None = None,
+        budget: ResultBudget | None = None,
     ) -> Scaling:
         """The scaling of a screen for a model.
 
         ``target`` is None (no scaling), ``"auto"`` (the standard size whose aspect
         ratio is within :data:`ASPECT_TOLERANCE` of the screen's and that is smaller
-        than the screen, as Anthropic's reference implementation picks it; none: no
-        scaling), a name in :data:`TARGETS` (``"XGA"``, ``"WXGA"``, ``"FWXGA"``) or a
-        ``(width, height)``. An axis of the target larger than the screen's stays
+        than the screen, as Anthropic's reference implementation picks it; for any other
+        shape the screen itself; either shrunk, keeping its shape, to within ``budget``'s
+        long edge and pixels, default Claude's 1568 px and 1.15 megapixels, so the
+        client never shrinks the image again and the model's points stay exact), a
+        name in :data:`TARGETS` (``"XGA"``, ``"WXGA"``, ``"FWXGA"``) or a ``(width,
+        height)``. An axis of the target larger than the screen's stays
         unscaled. ``max_width`` / ``max_height`` instead shrink the screen, keeping its
         aspect ratio, until it fits within them. Raises :class:`ScalingError` for an
         unknown name, a size that is not two positive integers, or a target together
@@ -105,8 +111,7 @@ class Scaling:
         if isinstance(target, str):
             name = target.strip()
             if name.lower() == "auto":
-                size = _auto_target(screen_width, screen_height)
-                return cls(*screen, *(size or screen))
+                return cls(*screen, *_auto_size(screen_width, screen_height, budget))
             upper = name.upper()
             if upper not in TARGETS:
                 raise ScalingError(
@@ -257,6 +262,19 @@ def _auto_target(width: int, height: int) -> tuple[int, int] | None:
                 return (target_width, target_height)
             return None  # the matching target is not smaller: keep the screen as it is
     return None
+
+
+def _auto_size(width: int, height: int, budget: ResultBudget | None) -> tuple[int, int]:
+    """``auto``'s model size: the standard size of the screen's shape, else the screen,
+    within the budget's image limits (an ultrawide or 5:4 screen matches no standard
+    size, and at full size is over them)."""
+    from viewfinder.core.result_budget import budget_for
+
+    size = _auto_target(width, height) or (width, height)
+    scale = budget_for(budget).scale_for(*size)
+    if scale >= 1.0:
+        return size
+    return (max(1, int(size[0] * scale)), max(1, int(size[1] * scale)))
 
 
 def _pair(target: object) -> tuple[int, int]:
