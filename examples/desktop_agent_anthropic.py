@@ -46,7 +46,7 @@ from viewfinder.desktop import (
     to_toolset_tool_result,
 )
 
-MODEL = os.environ.get("ANTHROPIC_MODEL", "claude-sonnet-4-5")
+MODEL = os.environ.get("ANTHROPIC_MODEL", "claude-sonnet-5-5")
 #: computer_20251124 (with zoom) goes with Claude Opus 4.5; other models use 20250124;
 #: computer_toolset_20260801 declares the family of member tools (``--toolset``).
 TOOL_VERSION = os.environ.get("ANTHROPIC_COMPUTER_TOOL", "computer_20250124")
