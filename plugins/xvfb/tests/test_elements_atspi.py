@@ -153,9 +153,51 @@ def test_a_session_cannot_point_its_display_at_another_displays_bus(
             check=True,
         )
         tree = elements("atspi", display=display.name)
-    assert tree.roots == () and "not one of the display's own buses" in tree.reason
-    assert "GTK form" not in tree.model_dump_json()
+        # and by a spelling of the address that a check of the raw string let through:
+        # %-escaped "../", which D-Bus unescapes
+        folder = Path(bus.address.removeprefix("unix:path=").split(",")[0]).parent
+        assert display._fbdir is not None
+        ours = display._fbdir
+        sneaky = "".join(
+            f"%{ord(c):02X}" if c in "./" else c for c in os.path.relpath(folder, ours)
+        )
+        address = f"unix:path={ours}/{sneaky}%2Faccessibility-bus"
+        subprocess.run(
+            ["xprop", "-root", "-f", "AT_SPI_BUS", "8s", "-set", "AT_SPI_BUS", address],
+            env=display.env(),
+            check=True,
+        )
+        escaped = elements("atspi", display=display.name)
+    for read in (tree, escaped):
+        assert read.roots == () and "not one of the display's own buses" in read.reason
+        assert "GTK form" not in read.model_dump_json()
     assert any(e.name == "Save" for e in elements("atspi", display=other.name).walk())
+
+
+def test_a_display_with_buses_reads_its_own_whatever_its_root_window_says(
+    gtk_display: tuple[Display, subprocess.Popen[str]],
+) -> None:
+    other, _ = gtk_display
+    assert other.accessibility_bus is not None and other.accessibility_bus.address
+    with Display(320, 200, accessibility=True) as display:
+        assert elements("atspi", display=display.name).reason == ""  # its own, unchanged
+        subprocess.run(
+            [
+                "xprop",
+                "-root",
+                "-f",
+                "AT_SPI_BUS",
+                "8s",
+                "-set",
+                "AT_SPI_BUS",
+                other.accessibility_bus.address,
+            ],
+            env=display.env(),
+            check=True,
+        )
+        tree = elements("atspi", display=display.name)
+    assert "GTK form" not in tree.model_dump_json()  # the other display's app
+    assert "was changed to" in tree.reason and "the display's own bus was read" in tree.reason
 
 
 def test_a_display_that_is_not_there_is_a_typed_error() -> None:

@@ -33,6 +33,9 @@ SESSION_CONFIG = Path("/usr/share/dbus-1/session.conf")
 ACCESSIBILITY_CONFIG = Path("/usr/share/defaults/at-spi2/accessibility.conf")
 #: The X root window property AT-SPI clients read the accessibility bus address from.
 ROOT_PROPERTY = "AT_SPI_BUS"
+#: The accessibility bus's socket in the display's folder: where the element source
+#: connects on a display viewfinder started, whatever the root window says.
+BUS_SOCKET = "accessibility-bus"
 INSTALL_HINT = "install them with `make setup` (Debian: dbus-daemon at-spi2-core)"
 
 
@@ -79,7 +82,7 @@ class AccessibilityBus:
             self.session_address = self._daemon(SESSION_CONFIG, "session-bus", environment)
             # the registry the accessibility bus starts reads both from its environment
             environment["DBUS_SESSION_BUS_ADDRESS"] = self.session_address
-            self.address = self._daemon(ACCESSIBILITY_CONFIG, "accessibility-bus", environment)
+            self.address = self._daemon(ACCESSIBILITY_CONFIG, BUS_SOCKET, environment)
             self.publish()
         except BaseException:
             self.stop(timeout=1.0)

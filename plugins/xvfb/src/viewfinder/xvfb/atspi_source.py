@@ -6,17 +6,21 @@ with ``accessibility=True`` sets it). Apps that expose no tree (Tk draws its wid
 itself and implements no AT-SPI) are named in the read's ``reason``: the tree is empty
 or partial, never an error.
 
-Any client of a display can set that property, so it is not trusted blindly: on a
-display viewfinder started (an Xvfb with a ``-fbdir``), the bus must be a socket in that
-framebuffer folder, where the display's own buses live. Code in one session that points
-its display's property at another session's bus gets a refusal in the read's reason,
-not the other session's windows.
+Any client of a display can set that property, so on a display viewfinder started (an
+Xvfb with a ``-fbdir``) it is not read at all: the source connects to the bus viewfinder
+started for that display, by its socket in that framebuffer folder (owned by this
+user), and says in the read's reason when the property was changed. Code in one session
+that points its display's property at another session's bus (by any spelling of the
+address: a %-escaped ``..`` once passed a check of the raw string) reads its own
+display's tree, or, on a display without buses, nothing. Only a display started
+elsewhere is read by its property.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,7 +38,7 @@ from viewfinder.core.element_sources import (
 )
 from viewfinder.core.errors import DisplayGoneError
 from viewfinder.xvfb import server
-from viewfinder.xvfb.accessibility_bus import ROOT_PROPERTY
+from viewfinder.xvfb.accessibility_bus import BUS_SOCKET, ROOT_PROPERTY
 from viewfinder.xvfb.connection import close_quietly, open_display, x_errors
 from viewfinder.xvfb.windows import top_level_windows
 
@@ -48,8 +52,12 @@ NO_BUS_REASON = (
 )
 FOREIGN_BUS_REASON = (
     "display {display}'s AT_SPI_BUS names {address!r}, which is not one of the display's own "
-    "buses (they are sockets in {folder}): a client of the display changed it, so the tree "
-    "is not read. display.start_accessibility() or AccessibilityBus.publish() sets it back"
+    "buses (it has none: they would be sockets in {folder}); a client of the display set it, "
+    "so nothing is read. Start the display's buses with display.start_accessibility()"
+)
+CHANGED_BUS_NOTE = (
+    "the root window's AT_SPI_BUS was changed to {address!r} by a client of the display; it "
+    "is ignored: the display's own bus was read"
 )
 NO_TREE_REASON = (
     "{windows} expose no accessibility tree (Tk implements no AT-SPI; other toolkits may "
@@ -110,14 +118,24 @@ class AtspiSource(ElementSource):
         from viewfinder.xvfb.atspi import ReadLimits
         from viewfinder.xvfb.atspi_cut import keep_first
 
-        address, size, windows = self._look()
-        if address is None:
-            return ElementRead([], NO_BUS_REASON.format(display=self.display))
+        published, size, windows = self._look()
         folder, self._server_pid = _own_bus_folder(self.display, self._server_pid)
-        if folder is not None and not _bus_in(address, folder):
-            return ElementRead(
-                [], FOREIGN_BUS_REASON.format(display=self.display, address=address, folder=folder)
-            )
+        notes = []
+        if folder is not None:
+            # a display viewfinder started: its own bus, by the address its socket has,
+            # never the root window's word, which any client of the display can change
+            address = own_bus_address(folder)
+            if address is None:
+                reason = NO_BUS_REASON if published is None else FOREIGN_BUS_REASON
+                return ElementRead(
+                    [], reason.format(display=self.display, address=published, folder=folder)
+                )
+            if published is not None and published.split(",")[0] != address:
+                notes.append(CHANGED_BUS_NOTE.format(address=published[:200]))
+        elif published is None:
+            return ElementRead([], NO_BUS_REASON.format(display=self.display))
+        else:
+            address = published
         limits = ReadLimits(
             max_elements=self.max_elements,
             timeout=self.timeout,
@@ -130,7 +148,11 @@ class AtspiSource(ElementSource):
             self._drop_reader()  # a read cut short leaves answers on its way
             raise
         cut = keep_first(roots, self.max_elements)
-        reasons = [_unexposed(windows, roots), _left_out(cut, reader.unread, self.max_elements)]
+        reasons = [
+            _unexposed(windows, roots),
+            _left_out(cut, reader.unread, self.max_elements),
+            *notes,
+        ]
         return ElementRead(roots, "; ".join(reason for reason in reasons if reason))
 
     def _look(self) -> tuple[str | None, tuple[int, int], list[tuple[str, str, int | None]]]:
@@ -237,19 +259,17 @@ def server_pid(number: int, known: int | None = None) -> int | None:
     return None
 
 
-def _bus_in(address: str, folder: Path) -> bool:
-    """True when the D-Bus ``address`` is only unix sockets directly inside ``folder``."""
-    for part in address.split(";"):
-        transport, _, options = part.partition(":")
-        if transport != "unix":
-            return False
-        values = dict(item.partition("=")[::2] for item in options.split(",") if item)
-        path = values.get("path")
-        if path is None or set(values) - {"path", "guid"}:
-            return False  # abstract sockets and directories cannot be placed
-        if Path(os.path.normpath(path)).parent != folder or ".." in Path(path).parts:
-            return False
-    return True
+def own_bus_address(folder: Path) -> str | None:
+    """The address of the accessibility bus viewfinder started for the display whose
+    framebuffer folder is ``folder`` (its socket is there), or None when it has none."""
+    socket = folder / BUS_SOCKET
+    try:
+        found = socket.lstat()
+    except OSError:
+        return None
+    if not stat.S_ISSOCK(found.st_mode) or found.st_uid != os.getuid():
+        return None
+    return f"unix:path={socket}"
 
 
 def _mapped_windows(conn: Xlib.display.Display) -> list[tuple[str, str, int | None]]:
