@@ -36,6 +36,9 @@ ROOT_PROPERTY = "AT_SPI_BUS"
 #: The accessibility bus's socket in the display's folder: where the element source
 #: connects on a display viewfinder started, whatever the root window says.
 BUS_SOCKET = "accessibility-bus"
+#: The largest message the accessibility bus carries (a read's largest answer is a
+#: long text's value: a few MB at most).
+MAX_MESSAGE_BYTES = 8 * 1024 * 1024
 INSTALL_HINT = "install them with `make setup` (Debian: dbus-daemon at-spi2-core)"
 
 
@@ -82,12 +85,25 @@ class AccessibilityBus:
             self.session_address = self._daemon(SESSION_CONFIG, "session-bus", environment)
             # the registry the accessibility bus starts reads both from its environment
             environment["DBUS_SESSION_BUS_ADDRESS"] = self.session_address
-            self.address = self._daemon(ACCESSIBILITY_CONFIG, BUS_SOCKET, environment)
+            self.address = self._daemon(self._bounded_config(), BUS_SOCKET, environment)
             self.publish()
         except BaseException:
             self.stop(timeout=1.0)
             raise
         return self
+
+    def _bounded_config(self) -> Path:
+        """AT-SPI's own bus configuration with one message capped at
+        :data:`MAX_MESSAGE_BYTES` (it allows 1 GB): an app that answers a read with a
+        name of hundreds of megabytes is disconnected by the bus, not read."""
+        config = self.directory / "accessibility-bus.conf"
+        config.write_text(
+            '<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"'
+            ' "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">\n'
+            f"<busconfig><include>{ACCESSIBILITY_CONFIG}</include>"
+            f'<limit name="max_message_size">{MAX_MESSAGE_BYTES}</limit></busconfig>\n'
+        )
+        return config
 
     def _daemon(self, config: Path, name: str, environment: dict[str, str]) -> str:
         socket = self.directory / name
