@@ -16,13 +16,12 @@ the apps the operator gave (``--app``), unless the operator allows any
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel
 
 from viewfinder.codeenv.tools import DISPLAY_VALUE, TOOL_SANDBOX_CONFIG
 from viewfinder.core import (
@@ -34,7 +33,6 @@ from viewfinder.core import (
     fit_result,
     tool_registry,
 )
-from viewfinder.server import wire
 from viewfinder.server.desktop_task import DesktopTask, check_apps
 from viewfinder.server.errors import ServerError
 from viewfinder.server.mcp_wire import (
@@ -43,21 +41,17 @@ from viewfinder.server.mcp_wire import (
     CallToolObservation,
     ListToolsAction,
     ListToolsObservation,
-    ToolAction,
     ToolCallError,
     ToolErrorType,
     ToolSpec,
     mcp_result,
-    step_payload,
 )
-from viewfinder.server.served import environment_metadata
 from viewfinder.server.settings import TOKEN_ENV
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable
 
     from viewfinder.codeenv.displays import DisplaySource
-    from viewfinder.core.providers import EnvSpec
     from viewfinder.desktop.desktop import Desktop
     from viewfinder.server.settings import ServerSettings
 
@@ -279,43 +273,3 @@ class DesktopEnvironment:
                 close()
             except Exception:
                 log.exception("session %s: closing its %s failed", self.session_id, what)
-
-
-class DesktopServed:
-    """Desktop sessions, OpenEnv's tool-calling protocol (see :mod:`.mcp_wire`)."""
-
-    name = "desktop"
-    messages: Mapping[str, type[BaseModel]] = wire.DESKTOP_MESSAGES
-
-    def __init__(self, settings: ServerSettings) -> None:
-        self.settings = settings
-
-    def spec(self) -> EnvSpec:
-        from viewfinder.server.provided import env_spec
-
-        return env_spec(self.settings)
-
-    def answer(self, env: Any, message: BaseModel) -> str:
-        if isinstance(message, wire.DesktopResetMessage):
-            return json.dumps({"type": "observation", "data": env.reset(message.data)})
-        if isinstance(message, wire.DesktopStepMessage):
-            observation = step_payload(env.step(message.data))
-            return json.dumps({"type": "observation", "data": observation})
-        return json.dumps({"type": "state", "data": env.state.model_dump()})
-
-    def schema(self) -> dict[str, Any]:
-        return {
-            "action": TypeAdapter(ToolAction).json_schema(),
-            "observation": CallToolObservation.model_json_schema(),
-            "state": DesktopState.model_json_schema(),
-        }
-
-    def metadata(self) -> dict[str, Any]:
-        return environment_metadata(
-            "viewfinder-desktop",
-            "A virtual screen with the apps of a task; the agent sees and acts on it through "
-            "tools (computer, screenshot, run_code, ...) called with OpenEnv's MCP actions.",
-        )
-
-    def fresh_state(self) -> dict[str, Any]:
-        return DesktopState().model_dump()
