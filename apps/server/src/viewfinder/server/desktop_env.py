@@ -47,6 +47,7 @@ from viewfinder.server.mcp_wire import (
     mcp_result,
 )
 from viewfinder.server.settings import TOKEN_ENV
+from viewfinder.server.tasks.episode import TaskEpisode
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -113,6 +114,7 @@ class DesktopEnvironment:
         self._state = DesktopState()
         self._closed = False
         self._calling = False
+        self._episode: TaskEpisode | None = None
 
     @property
     def state(self) -> DesktopState:
@@ -132,14 +134,20 @@ class DesktopEnvironment:
         from viewfinder.desktop.scaling import Scaling
 
         task = (task or DesktopTask()).over(self.settings.desktop)
-        apps = task.apps or []
+        scored = task.task
+        apps = scored.apps if scored is not None else task.apps or []
         check_apps(apps, self.settings.desktop.apps or [], self.settings.allow_any_app)
-        size = task.size or (self.settings.display_width, self.settings.display_height)
+        size = (scored.size if scored is not None else None) or task.size
+        size = size or (self.settings.display_width, self.settings.display_height)
         with self._lock:
             self._check_open()
             self._end_episode()
+            episode = None
+            if scored is not None:
+                episode = TaskEpisode(scored, trusted=self.settings.allow_any_app)
+                self._episode, apps = episode, episode.apps()
             # the token is the server's alone: apps do not inherit it
-            elements = bool(task.elements)
+            elements = episode.elements() if episode is not None else bool(task.elements)
             options: dict[str, Any] = {
                 "apps": apps,
                 "env": {TOKEN_ENV: ""},
@@ -174,7 +182,10 @@ class DesktopEnvironment:
                 "apps": apps,
                 "elements": elements,
             }
-        return {"observation": {"metadata": metadata}, "reward": None, "done": False}
+            if episode is None:
+                return {"observation": {"metadata": metadata}, "reward": None, "done": False}
+            reward, about = episode.started(desktop.display_name, desktop)
+        return {"observation": {"metadata": {**metadata, **about}}, "reward": reward, "done": False}
 
     def step(self, action: ListToolsAction | CallToolAction) -> BaseModel:
         """List the tools, or call one (OpenEnv's MCP actions)."""
@@ -211,10 +222,12 @@ class DesktopEnvironment:
                 wrong_input = result.error_kind == "input"  # found by the tool itself
                 kind = ToolErrorType.INVALID_ARGS if wrong_input else ToolErrorType.EXECUTION_ERROR
             self._state.step_count += 1
+            # the checker runs here, in the server (or the session's actor), not in the sandbox
+            scored = self._episode.score() if self._episode is not None else {}
         error = ToolCallError(error_type=kind, message=result.text) if result.is_error else None
         # within the default client's limits, as every result handed to a model is
         fitted = fit_result(result)
-        return CallToolObservation(tool_name=name, result=mcp_result(fitted), error=error)
+        return CallToolObservation(tool_name=name, result=mcp_result(fitted), error=error, **scored)
 
     def cancel(self, reason: str = "cancelled by the client") -> bool:
         """Stop the code a tool is running in the sandbox; True when a call was running."""
@@ -261,11 +274,13 @@ class DesktopEnvironment:
         context, self._context = self._context, None
         sandbox, self._sandbox = self._sandbox, None
         desktop, self._desktop = self._desktop, None
+        episode, self._episode = self._episode, None
         # each step goes on past a failure of the one before: nothing may be left running
         for what, close in (
             ("tool resources", getattr(context, "close", None)),
             ("sandbox", getattr(sandbox, "close", None)),
             ("desktop", getattr(desktop, "close", None)),
+            ("task's folder", getattr(episode, "close", None)),
         ):
             if close is None:
                 continue

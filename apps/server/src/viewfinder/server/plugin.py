@@ -18,6 +18,11 @@ def viewfinder_register_commands(app: Any) -> None:
         "viewfinder.server.serve_command:serve",
         help="Serve code env or desktop sessions (HTTP and WebSocket, the OpenEnv wire protocol).",
     )
+    app.add_lazy_typer(
+        "tasks",
+        "viewfinder.server.tasks.command:app",
+        help="Tasks that score themselves: validate, list and run suites with an agent.",
+    )
 
 
 @hookimpl
