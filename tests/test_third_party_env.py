@@ -121,7 +121,7 @@ def test_unknown_env_is_one_line(site: Path) -> None:
     result = cli(site, "serve", "--env", "nope")
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        "error: --env: 'nope' is not an environment here: use code or counter or desktop"
+        "error: --env: 'nope' is not a choice: use code or counter or desktop"
     ]
 
 

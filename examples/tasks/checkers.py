@@ -11,5 +11,6 @@ from typing import Any
 
 def saved_once(view: Any) -> tuple[float, str]:
     """The form was saved exactly once (its log has one ``saved`` line)."""
-    lines = [line for line in (view.text("form.log") or "").splitlines() if line.startswith("saved")]
+    log = (view.text("form.log") or "").splitlines()
+    lines = [line for line in log if line.startswith("saved")]
     return (1.0 if len(lines) == 1 else 0.0), f"the form was saved {len(lines)} time(s)"

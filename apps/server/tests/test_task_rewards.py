@@ -84,8 +84,7 @@ def test_http_reset_with_a_task_and_bad_tasks_refused_by_field(
 
 def test_python_checkers_need_a_trusting_server(serve: Callable[..., LocalServer]) -> None:
     server = serve(env="desktop")
-    answer = httpx.post(
-        f"{server.base_url}/reset", json={"task": task(apps=[], check={"python": "os:getcwd"})}, timeout=60
-    )
+    checked = task(apps=[], check={"python": "os:getcwd"})
+    answer = httpx.post(f"{server.base_url}/reset", json={"task": checked}, timeout=60)
     assert answer.status_code == 422
     assert "Python checker" in answer.json()["detail"][0]["msg"]

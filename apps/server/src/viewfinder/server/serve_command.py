@@ -162,7 +162,7 @@ def serve(
         raise _bad("--port", f"{port} is not a port (0 to 65535)")
     envs = _envs()
     if env not in envs:
-        raise _bad("--env", f"{env!r} is not an environment here: use {' or '.join(sorted(envs))}")
+        raise _bad("--env", f"{env!r} is not a choice: use {' or '.join(sorted(envs))}")
     takes_apps = bool(getattr(envs[env].factory, "takes_apps", False))
     if session_network not in ("none", "host"):
         raise _bad("--session-network", f"{session_network!r} is not a choice: use none or host")
@@ -172,8 +172,8 @@ def serve(
         ]
         raise _bad(
             "--app",
-            f"--app, --target and --allow-any-app are for sessions with apps: add --env "
-            f"{' or '.join(with_apps) or 'desktop'}",
+            f"--app, --target and --allow-any-app are for {' or '.join(with_apps)} sessions: "
+            f"add --env {' or '.join(with_apps)}",
         )
     if on_head_lost not in HEAD_LOST_ACTIONS:
         raise _bad("--on-head-lost", f"{on_head_lost!r} is not a choice: use stay or exit")

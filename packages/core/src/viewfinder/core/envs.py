@@ -52,7 +52,7 @@ class EnvEntry:
         if not isinstance(self.target, str):
             return self.target
         try:
-            return import_path(self.target, "environment factory")  # type: ignore[no-any-return]
+            return import_path(self.target, "environment factory")
         except ImportError as exc:
             raise PluginError(
                 f"environment {self.name!r} of plugin {self.plugin!r} cannot be loaded from "

@@ -170,7 +170,8 @@ def _answerer(served: ServedEnv, form: str | None) -> Answer:
         raise ValueError(
             f"screenshot={form!r} is for code env servers; this one serves {served.name}"
         )
-    return functools.partial(served.answer, deduplicated=True)
+    answer: Any = served.answer  # the env said it takes deduplicated (``deduplicates``)
+    return functools.partial(answer, deduplicated=True)
 
 
 def _read(frame: Mapping[str, Any], served: ServedEnv) -> BaseModel | dict[str, Any]:

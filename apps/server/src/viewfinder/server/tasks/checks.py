@@ -126,7 +126,8 @@ def evaluate(check: Any, view: TaskView, *, partial: bool = False) -> Outcome:
         return Outcome(1.0 - inner.score, f"not ({inner.reason})")
     if isinstance(check, model.PythonCheck):
         return _python(check.python, view)
-    for kind, reader in _PREDICATES.items():
+    readers: dict[str, Any] = _PREDICATES
+    for kind, reader in readers.items():
         given = getattr(check, kind, None)
         if given is not None:
             passed, reason = reader(given, view)

@@ -49,7 +49,7 @@ def load_agent(spec: str) -> Agent:
     agent = import_path(spec, "agent")
     if not callable(agent):
         raise TypeError(f"agent {spec!r} is not callable")
-    return agent  # type: ignore[no-any-return]
+    return agent
 
 
 def run_suite(
