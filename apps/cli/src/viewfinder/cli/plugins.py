@@ -32,10 +32,23 @@ def plugins_command(as_json: JsonOutput = False) -> None:
         ]
         typer.echo(json.dumps(sorted(rows, key=lambda row: str(row["name"])), indent=2))
         return
+    envs = _envs_by_plugin()
     for info in infos:
         origin = f"{info.distribution} {info.version}" if info.distribution else "in-process"
         hooks = ", ".join(info.hooks) or "(no hooks)"
         typer.echo(f"{info.name}  [{origin}]\n    {hooks}")
+        if info.name in envs:
+            typer.echo(f"    envs: {', '.join(sorted(envs[info.name]))}")
     for plugin in broken:
         origin = plugin.distribution or "unknown distribution"
         typer.echo(f"{plugin.name}  [{origin}]  BROKEN\n    {plugin.error} ({plugin.entry_point})")
+
+
+def _envs_by_plugin() -> dict[str, list[str]]:
+    """The environments each plugin registered (``viewfinder serve --env NAME``)."""
+    from viewfinder.core.envs import registered_envs
+
+    found: dict[str, list[str]] = {}
+    for name, entry in registered_envs().items():
+        found.setdefault(entry.plugin, []).append(name)
+    return found

@@ -1,4 +1,4 @@
-"""``create_app(settings)``: the FastAPI application of the server (code env or desktop)."""
+"""``create_app(settings)``: the FastAPI application of the server (any registered env)."""
 
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ from viewfinder.server.errors import (
     SessionLostError,
 )
 from viewfinder.server.provided import reap_leftovers
-from viewfinder.server.routes import desktop, env, info, mcp, ws
-from viewfinder.server.served import served_env
+from viewfinder.server.routes import info, ws
+from viewfinder.server.served import env_routers, served_env
 from viewfinder.server.sessions import SessionRegistry
 from viewfinder.server.settings import ServerSettings
 
@@ -160,7 +160,8 @@ def cancel_steps(app: Any) -> None:
 def create_app(
     settings: ServerSettings | None = None, provider: SessionProvider | None = None
 ) -> FastAPI:
-    """The server app, serving ``settings.env`` (code env or desktop sessions). Its
+    """The server app, serving ``settings.env`` (whichever environment a plugin
+    registered under that name: ``code``, ``desktop``, a third party's). Its
     lifespan owns the session provider (``provider``, opened already by the caller,
     or opened at start-up) and the session registry
     (``app.state.provider``, ``app.state.registry``, and ``app.state.served``, the
@@ -173,7 +174,6 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(reap_leftovers)
         app.state.isolation = check_isolation(settings)
-        served = served_env(settings)
         sessions: SessionProvider = (
             provider
             if provider is not None
@@ -192,26 +192,18 @@ def create_app(
             await registry.close_all(SHUTTING_DOWN)
             await asyncio.to_thread(sessions.close)
 
-    if settings.env == "desktop":
-        title = "viewfinder desktop"
-        summary = (
-            "A virtual screen with a task's apps; tools (computer, screenshot, run_code...) "
-            "called over OpenEnv's tool-calling protocol."
-        )
-    else:
-        title = "viewfinder code env"
-        summary = (
-            "Python on a virtual display with in-execution capture_screenshot(), over the "
-            "OpenEnv wire protocol."
-        )
-    app = FastAPI(title=title, summary=summary, lifespan=lifespan)
+    # the env is made now, so that an unknown --env fails before anything starts
+    served = served_env(settings)
+    described = served.metadata()
+    app = FastAPI(
+        title=f"viewfinder {served.name} env",
+        summary=described.get("description") or None,
+        lifespan=lifespan,
+    )
     app.state.settings = settings
     app.include_router(info.router)
-    if settings.env == "desktop":
-        app.include_router(desktop.router)
-        app.include_router(mcp.router)
-    else:
-        app.include_router(env.router)
+    for router in env_routers(served):
+        app.include_router(router)
     app.include_router(ws.router)
 
     @app.exception_handler(RequestValidationError)

@@ -16,13 +16,12 @@ the apps the operator gave (``--app``), unless the operator allows any
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel
 
 from viewfinder.codeenv.tools import DISPLAY_VALUE, TOOL_SANDBOX_CONFIG
 from viewfinder.core import (
@@ -34,7 +33,6 @@ from viewfinder.core import (
     fit_result,
     tool_registry,
 )
-from viewfinder.server import wire
 from viewfinder.server.desktop_task import DesktopTask, check_apps
 from viewfinder.server.errors import ServerError
 from viewfinder.server.mcp_wire import (
@@ -43,21 +41,18 @@ from viewfinder.server.mcp_wire import (
     CallToolObservation,
     ListToolsAction,
     ListToolsObservation,
-    ToolAction,
     ToolCallError,
     ToolErrorType,
     ToolSpec,
     mcp_result,
-    step_payload,
 )
-from viewfinder.server.served import environment_metadata
 from viewfinder.server.settings import TOKEN_ENV
+from viewfinder.server.tasks.episode import TaskEpisode
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable
 
     from viewfinder.codeenv.displays import DisplaySource
-    from viewfinder.core.providers import EnvSpec
     from viewfinder.desktop.desktop import Desktop
     from viewfinder.server.settings import ServerSettings
 
@@ -119,6 +114,7 @@ class DesktopEnvironment:
         self._state = DesktopState()
         self._closed = False
         self._calling = False
+        self._episode: TaskEpisode | None = None
 
     @property
     def state(self) -> DesktopState:
@@ -138,14 +134,20 @@ class DesktopEnvironment:
         from viewfinder.desktop.scaling import Scaling
 
         task = (task or DesktopTask()).over(self.settings.desktop)
-        apps = task.apps or []
+        scored = task.task
+        apps = scored.apps if scored is not None else task.apps or []
         check_apps(apps, self.settings.desktop.apps or [], self.settings.allow_any_app)
-        size = task.size or (self.settings.display_width, self.settings.display_height)
+        size = (scored.size if scored is not None else None) or task.size
+        size = size or (self.settings.display_width, self.settings.display_height)
         with self._lock:
             self._check_open()
             self._end_episode()
+            episode = None
+            if scored is not None:
+                episode = TaskEpisode(scored, trusted=self.settings.allow_any_app)
+                self._episode, apps = episode, episode.apps()
             # the token is the server's alone: apps do not inherit it
-            elements = bool(task.elements)
+            elements = episode.elements() if episode is not None else bool(task.elements)
             options: dict[str, Any] = {
                 "apps": apps,
                 "env": {TOKEN_ENV: ""},
@@ -180,7 +182,10 @@ class DesktopEnvironment:
                 "apps": apps,
                 "elements": elements,
             }
-        return {"observation": {"metadata": metadata}, "reward": None, "done": False}
+            if episode is None:
+                return {"observation": {"metadata": metadata}, "reward": None, "done": False}
+            reward, about = episode.started(desktop.display_name, desktop)
+        return {"observation": {"metadata": {**metadata, **about}}, "reward": reward, "done": False}
 
     def step(self, action: ListToolsAction | CallToolAction) -> BaseModel:
         """List the tools, or call one (OpenEnv's MCP actions)."""
@@ -217,10 +222,12 @@ class DesktopEnvironment:
                 wrong_input = result.error_kind == "input"  # found by the tool itself
                 kind = ToolErrorType.INVALID_ARGS if wrong_input else ToolErrorType.EXECUTION_ERROR
             self._state.step_count += 1
+            # the checker runs here, in the server (or the session's actor), not in the sandbox
+            scored = self._episode.score() if self._episode is not None else {}
         error = ToolCallError(error_type=kind, message=result.text) if result.is_error else None
         # within the default client's limits, as every result handed to a model is
         fitted = fit_result(result)
-        return CallToolObservation(tool_name=name, result=mcp_result(fitted), error=error)
+        return CallToolObservation(tool_name=name, result=mcp_result(fitted), error=error, **scored)
 
     def cancel(self, reason: str = "cancelled by the client") -> bool:
         """Stop the code a tool is running in the sandbox; True when a call was running."""
@@ -267,11 +274,13 @@ class DesktopEnvironment:
         context, self._context = self._context, None
         sandbox, self._sandbox = self._sandbox, None
         desktop, self._desktop = self._desktop, None
+        episode, self._episode = self._episode, None
         # each step goes on past a failure of the one before: nothing may be left running
         for what, close in (
             ("tool resources", getattr(context, "close", None)),
             ("sandbox", getattr(sandbox, "close", None)),
             ("desktop", getattr(desktop, "close", None)),
+            ("task's folder", getattr(episode, "close", None)),
         ):
             if close is None:
                 continue
@@ -279,43 +288,3 @@ class DesktopEnvironment:
                 close()
             except Exception:
                 log.exception("session %s: closing its %s failed", self.session_id, what)
-
-
-class DesktopServed:
-    """Desktop sessions, OpenEnv's tool-calling protocol (see :mod:`.mcp_wire`)."""
-
-    name = "desktop"
-    messages: Mapping[str, type[BaseModel]] = wire.DESKTOP_MESSAGES
-
-    def __init__(self, settings: ServerSettings) -> None:
-        self.settings = settings
-
-    def spec(self) -> EnvSpec:
-        from viewfinder.server.provided import env_spec
-
-        return env_spec(self.settings)
-
-    def answer(self, env: Any, message: BaseModel) -> str:
-        if isinstance(message, wire.DesktopResetMessage):
-            return json.dumps({"type": "observation", "data": env.reset(message.data)})
-        if isinstance(message, wire.DesktopStepMessage):
-            observation = step_payload(env.step(message.data))
-            return json.dumps({"type": "observation", "data": observation})
-        return json.dumps({"type": "state", "data": env.state.model_dump()})
-
-    def schema(self) -> dict[str, Any]:
-        return {
-            "action": TypeAdapter(ToolAction).json_schema(),
-            "observation": CallToolObservation.model_json_schema(),
-            "state": DesktopState.model_json_schema(),
-        }
-
-    def metadata(self) -> dict[str, Any]:
-        return environment_metadata(
-            "viewfinder-desktop",
-            "A virtual screen with the apps of a task; the agent sees and acts on it through "
-            "tools (computer, screenshot, run_code, ...) called with OpenEnv's MCP actions.",
-        )
-
-    def fresh_state(self) -> dict[str, Any]:
-        return DesktopState().model_dump()

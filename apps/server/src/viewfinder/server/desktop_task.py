@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from viewfinder.server.errors import TaskRejectedError
+from viewfinder.server.tasks.model import Task
 
 #: Most apps one task may start.
 MAX_APPS = 8
@@ -51,6 +52,9 @@ class DesktopTask(BaseModel):
     - ``elements``: start the screen's accessibility buses with it, so the apps publish
       their elements, and have every ``computer`` result carry them (a snapshot with
       refs; actions may then name an element, ``{"element": "e12"}``). Default false.
+    - ``task``: a task that scores itself (docs/tasks.md): its apps, screen and files
+      start the episode, its instruction comes back in the reset's metadata, and every
+      step's observation carries its checker's ``reward`` and ``done``.
     - ``seed`` (accepted, as OpenEnv's reset has it) and ``episode_id``.
     """
 
@@ -62,6 +66,7 @@ class DesktopTask(BaseModel):
     size: tuple[int, int] | None = None
     target: Literal["auto", "XGA", "WXGA", "FWXGA"] | tuple[Side, Side] | None = None
     elements: StrictBool | None = None
+    task: Task | None = None
 
     @field_validator("size", mode="before")
     @classmethod

@@ -107,11 +107,23 @@ class CallToolObservation(BaseModel):
     tool_name: str
     result: dict[str, Any] | None = None
     error: ToolCallError | None = None
+    #: A task's score after the call (None without a task), and whether its episode ended.
+    reward: float | None = None
+    done: bool = False
+    #: Why (a task's ``reason``, ``truncated`` at its step limit, ...); left out when empty.
+    metadata: dict[str, Any] = Field(default_factory=dict)
 
 
 def step_payload(observation: BaseModel) -> dict[str, Any]:
     """An observation in OpenEnv's step layout: ``{"observation", "reward", "done"}``."""
-    return {"observation": observation.model_dump(mode="json"), "reward": None, "done": False}
+    leave_out = {"reward", "done"}
+    if not getattr(observation, "metadata", None):
+        leave_out.add("metadata")
+    return {
+        "observation": observation.model_dump(mode="json", exclude=leave_out),
+        "reward": getattr(observation, "reward", None),
+        "done": bool(getattr(observation, "done", False)),
+    }
 
 
 def mcp_result(result: ToolResult) -> dict[str, Any]:

@@ -21,9 +21,9 @@ import logging
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from viewfinder.core.providers import (
     ProviderError,
@@ -31,7 +31,8 @@ from viewfinder.core.providers import (
     SessionProvider,
     open_provider,
 )
-from viewfinder.server.provided import ProvidedEnv, env_spec
+from viewfinder.server.provided import ProvidedEnv
+from viewfinder.server.served import served_env
 from viewfinder.server.settings import ServerSettings
 
 log = logging.getLogger(__name__)
@@ -57,7 +58,8 @@ class EnvError:
 
 
 class EnvPool:
-    """``n`` sessions of ``env`` (``"code"`` or ``"desktop"``) from ``provider``.
+    """``n`` sessions of ``env`` (``"code"``, ``"desktop"``, or any registered
+    environment's name) from ``provider``.
 
     - ``settings``: the sessions' settings, as a server's (code env limits, display
       size, the desktop's task); ``env`` and ``provider`` override theirs.
@@ -73,7 +75,7 @@ class EnvPool:
         self,
         n: int,
         provider: str = "local",
-        env: Literal["code", "desktop"] = "code",
+        env: str = "code",
         *,
         settings: ServerSettings | None = None,
         provider_options: Mapping[str, Any] | None = None,
@@ -92,9 +94,10 @@ class EnvPool:
         self._threads = concurrent.futures.ThreadPoolExecutor(
             max_workers=n + 2, thread_name_prefix="viewfinder-pool"
         )
-        self._action = _action_reader(self.settings.env)
+        served = served_env(self.settings)
+        self._action = getattr(served, "parse_action", None) or (lambda action: action)
         self.provider: SessionProvider = open_provider(
-            provider, env_spec(self.settings), **self.settings.provider_settings()
+            provider, served.spec(), **self.settings.provider_settings()
         )
         self.envs: list[ProvidedEnv] = []
         try:
@@ -234,24 +237,3 @@ class EnvPool:
         if isinstance(error, ProviderError):
             return EnvError("EXECUTION_ERROR", str(error), index, node)
         return EnvError("EXECUTION_ERROR", f"{type(error).__name__}: {error}", index, node)
-
-
-def _action_reader(env: str) -> Callable[[Any], Any]:
-    """Turns what a caller gives as an action into the env's action model."""
-    if env == "desktop":
-        from viewfinder.server.mcp_wire import ToolAction
-
-        adapter: TypeAdapter[Any] = TypeAdapter(ToolAction)
-        return lambda action: adapter.validate_python(action)
-    from viewfinder.codeenv import CodeAction
-
-    def code_action(action: Any) -> CodeAction:
-        if isinstance(action, CodeAction):
-            return action
-        if isinstance(action, str):
-            return CodeAction(code=action)
-        if isinstance(action, Mapping):
-            return CodeAction(**action)
-        raise TypeError(f"a code env action is code, a CodeAction or a dict, not {action!r}")
-
-    return code_action

@@ -1,7 +1,8 @@
 """What the server's sessions run, for any session provider.
 
 The server describes a session with an :class:`~viewfinder.core.EnvSpec`: the import
-path of :func:`code_env` or :func:`desktop_env` and their picklable settings. A provider
+path of the served env's factory and its picklable settings
+(:meth:`~viewfinder.server.served.ServedEnv.spec`). A provider
 builds it where the session runs (this process for ``local``, a Ray actor for ``ray``),
 and the registry holds a :class:`ProvidedEnv`, which offers the env's methods and
 forwards them to the provider's session: the routes cannot tell where it runs.
@@ -20,9 +21,7 @@ from typing import TYPE_CHECKING, Any
 from viewfinder.core.providers import EnvSpec, ProvidedSession
 
 if TYPE_CHECKING:
-    from viewfinder.codeenv import CodeEnvConfig, CodeEnvironment
     from viewfinder.codeenv.displays import DisplaySource
-    from viewfinder.server.desktop_env import DesktopEnvironment
     from viewfinder.server.settings import ServerSettings
 
 log = logging.getLogger(__name__)
@@ -50,49 +49,13 @@ def reap_leftovers() -> None:
 _reaped = threading.Event()
 
 
-def _own_process_ready(displays: DisplaySource | None) -> None:
+def own_process_ready(displays: DisplaySource | None) -> None:
+    """Call from an env factory before building the session's env."""
     # A session given no displays runs in a process of its own (a Ray actor): the first
     # one there cleans up after sessions of that machine whose process was killed.
     if displays is None and not _reaped.is_set():
         _reaped.set()
         reap_leftovers()
-
-
-# -- the env factories (EnvSpec.factory) ---------------------------------------------------
-
-
-def code_env(
-    session_id: str, *, config: CodeEnvConfig, displays: DisplaySource | None = None
-) -> CodeEnvironment:
-    """A code env session: on ``displays`` (the local provider's pool), or on a display
-    of its own started at its first reset."""
-    from viewfinder.codeenv import CodeEnvironment
-
-    _own_process_ready(displays)
-    return CodeEnvironment(config, displays=displays, session_id=session_id)
-
-
-def desktop_env(
-    session_id: str, *, settings: ServerSettings, displays: DisplaySource | None = None
-) -> DesktopEnvironment:
-    """A desktop session: each reset's desktop on a display from ``displays``, or on a
-    display of its own."""
-    from viewfinder.codeenv.displays import FreshDisplays
-    from viewfinder.server.desktop_env import DesktopEnvironment
-
-    _own_process_ready(displays)
-    if displays is None:
-        displays = FreshDisplays(settings.display_width, settings.display_height)
-    return DesktopEnvironment(settings, displays, session_id)
-
-
-def env_spec(settings: ServerSettings) -> EnvSpec:
-    """What each session of a server with ``settings`` runs."""
-    if settings.env == "desktop":
-        # the token is the server's alone: it does not travel to where sessions run
-        portable = settings.with_changes(token=None, host="127.0.0.1")
-        return EnvSpec(f"{__name__}:desktop_env", {"settings": portable}, f"{__name__}:RESULTS")
-    return EnvSpec(f"{__name__}:code_env", {"config": settings.codeenv}, f"{__name__}:RESULTS")
 
 
 # -- results between processes (EnvSpec.codec) ----------------------------------------------
@@ -172,8 +135,17 @@ def _is_image(part: Any) -> bool:
     )
 
 
-#: The codec of the server's sessions.
+#: The codec of the server's sessions, and its import path (an ``EnvSpec.codec``).
 RESULTS = ResultCodec()
+RESULTS_PATH = f"{__name__}:RESULTS"
+
+
+def env_spec(settings: ServerSettings) -> EnvSpec:
+    """What each session of a server with ``settings`` runs: the spec of the env it
+    serves (:func:`~viewfinder.server.served.served_env`)."""
+    from viewfinder.server.served import served_env
+
+    return served_env(settings).spec()
 
 
 # -- the env the routes see ------------------------------------------------------------------

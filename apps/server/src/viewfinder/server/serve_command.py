@@ -15,7 +15,22 @@ from pydantic import ValidationError
 from viewfinder.core.errors import ViewfinderError
 from viewfinder.core.providers import open_provider
 from viewfinder.server.desktop_task import DesktopTask
-from viewfinder.server.settings import ENVS, HEAD_LOST_ACTIONS, TOKEN_ENV, ServerSettings
+from viewfinder.server.settings import HEAD_LOST_ACTIONS, TOKEN_ENV, ServerSettings
+
+
+def _envs() -> dict[str, Any]:
+    """The registered environments (``viewfinder_register_envs``), by name."""
+    from viewfinder.core.envs import registered_envs
+
+    return registered_envs()
+
+
+def _env_help() -> str:
+    listed = "; ".join(
+        f"{name}: {entry.description}" if entry.description else name
+        for name, entry in sorted(_envs().items())
+    )
+    return f"What each session is, one of the registered environments ({listed})."
 
 
 def serve(
@@ -23,9 +38,8 @@ def serve(
         str,
         typer.Option(
             "--env",
-            help="What each session is: code (Python on a display, OpenEnv's coding env "
-            "protocol) or desktop (a screen with apps, its tools called with OpenEnv's MCP "
-            "actions and on /mcp).",
+            # the module is imported when `serve` runs: the plugins' envs are listed then
+            help=_env_help(),
         ),
     ] = "code",
     host: Annotated[
@@ -146,14 +160,20 @@ def serve(
         raise _bad("--size", exc.message) from None
     if not 0 <= port <= 65535:
         raise _bad("--port", f"{port} is not a port (0 to 65535)")
-    if env not in ENVS:
-        raise _bad("--env", f"{env!r} is not a choice: use {' or '.join(ENVS)}")
+    envs = _envs()
+    if env not in envs:
+        raise _bad("--env", f"{env!r} is not a choice: use {' or '.join(sorted(envs))}")
+    takes_apps = bool(getattr(envs[env].factory, "takes_apps", False))
     if session_network not in ("none", "host"):
         raise _bad("--session-network", f"{session_network!r} is not a choice: use none or host")
-    if env != "desktop" and (app or target is not None or allow_any_app):
+    if not takes_apps and (app or target is not None or allow_any_app):
+        with_apps = [
+            name for name, entry in envs.items() if getattr(entry.factory, "takes_apps", 0)
+        ]
         raise _bad(
             "--app",
-            "--app, --target and --allow-any-app are for desktop sessions: add --env desktop",
+            f"--app, --target and --allow-any-app are for {' or '.join(with_apps)} sessions: "
+            f"add --env {' or '.join(with_apps)}",
         )
     if on_head_lost not in HEAD_LOST_ACTIONS:
         raise _bad("--on-head-lost", f"{on_head_lost!r} is not a choice: use stay or exit")
@@ -161,7 +181,7 @@ def serve(
     task = _desktop_task(app or [], target)
     token = _token(token, token_file)
     settings = ServerSettings(
-        env="desktop" if env == "desktop" else "code",
+        env=env,
         desktop=task,
         allow_any_app=allow_any_app,
         provider=provider,
@@ -210,7 +230,7 @@ def serve(
         # handling (close the sessions, then end) is what a stop should do
         signal.signal(signal.SIGTERM, before)
     where = f"http://{host}:{port}"
-    also = f", mcp: {where}/mcp" if env == "desktop" else ""
+    also = f", mcp: {where}/mcp" if takes_apps else ""
     runs = "" if provider == "local" else f", sessions on the {provider} provider"
     typer.echo(f"serving {env} sessions on {where} (ws: {where}/ws{also}{runs})", err=True)
     server = uvicorn_server(

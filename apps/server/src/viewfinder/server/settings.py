@@ -14,8 +14,6 @@ from viewfinder.server.desktop_task import DesktopTask
 from viewfinder.server.errors import InsecureBindError
 
 TOKEN_ENV = "VIEWFINDER_SERVER_TOKEN"
-#: The environments a server can serve (``viewfinder serve --env``).
-ENVS = ("code", "desktop")
 #: What the server does when its cluster's head is gone (``viewfinder serve --on-head-lost``).
 HEAD_LOST_ACTIONS = ("stay", "exit")
 
@@ -24,9 +22,10 @@ HEAD_LOST_ACTIONS = ("stay", "exit")
 class ServerSettings:
     """How the server runs.
 
-    - ``env``: what each session is: ``"code"`` (a code env, OpenEnv's coding env
-      protocol) or ``"desktop"`` (a desktop behind OpenEnv's tool calls; see
-      :mod:`viewfinder.server.desktop_env`).
+    - ``env``: what each session is: the name of a registered environment
+      (``viewfinder_register_envs``): ``"code"`` (a code env, OpenEnv's coding env
+      protocol), ``"desktop"`` (a desktop behind OpenEnv's tool calls; see
+      :mod:`viewfinder.server.desktop_env`), or a plugin's.
     - ``host`` / ``port``: where it listens; 127.0.0.1 by default. Any other address
       needs a ``token``, which every request and WebSocket must then carry
       (``Authorization: Bearer TOKEN``, or HTTP basic auth with the token as password,
@@ -43,7 +42,7 @@ class ServerSettings:
       (they run as the server's user: only for clients trusted with that).
     """
 
-    env: Literal["code", "desktop"] = "code"
+    env: str = "code"
 
     host: str = "127.0.0.1"
     port: int = 8000
@@ -64,8 +63,8 @@ class ServerSettings:
     def __post_init__(self) -> None:
         if not isinstance(self.provider, str) or not self.provider.strip():
             raise ValueError(f"provider must be a provider's name, got {self.provider!r}")
-        if self.env not in ENVS:
-            raise ValueError(f"env must be one of {', '.join(ENVS)}, got {self.env!r}")
+        if not isinstance(self.env, str) or not self.env.strip():
+            raise ValueError(f"env must be a registered environment's name, got {self.env!r}")
         if self.on_head_lost not in HEAD_LOST_ACTIONS:
             raise ValueError(f"on_head_lost must be stay or exit, got {self.on_head_lost!r}")
         if self.max_sessions < 1:

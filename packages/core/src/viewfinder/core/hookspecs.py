@@ -169,3 +169,27 @@ def viewfinder_register_element_sources(register: RegisterElementSource) -> None
     whenever the table is needed (``viewfinder.core.element_sources()``); results are
     ignored.
     """
+
+
+#: ``register(name, factory, description="")``: the callback handed to
+#: :func:`viewfinder_register_envs`.
+RegisterEnv = Callable[..., None]
+
+
+@hookspec
+def viewfinder_register_envs(register: RegisterEnv) -> None:
+    """Register environments a server can serve (``viewfinder serve --env NAME``) by
+    calling ``register(name, factory, description="...")`` once per environment.
+
+    ``factory(settings)`` returns the served environment (for the server: a
+    ``viewfinder.server.served.ServedEnv``: the messages a session takes, the
+    :class:`~viewfinder.core.providers.EnvSpec` each session runs, how a message is
+    answered, its schemas and metadata); ``settings`` are the host's settings (the
+    server's ``ServerSettings``). ``factory`` may be the import path
+    ``"package.module:Class"``, imported only when that environment is served.
+    ``description`` is one line for ``viewfinder serve --help`` and
+    ``viewfinder plugins``. A name another plugin registered already is a
+    :class:`~viewfinder.core.PluginError` naming both. Every implementation is called
+    whenever the table is needed (``viewfinder.core.envs.registered_envs()``); results
+    are ignored.
+    """

@@ -28,7 +28,7 @@ from viewfinder.server import wire
 from viewfinder.server.deps import Registry, Served
 from viewfinder.server.errors import CapacityReachedError, SessionLostError, TaskRejectedError
 from viewfinder.server.routes import mcp
-from viewfinder.server.served import CodeServed, ServedEnv
+from viewfinder.server.served import ServedEnv
 from viewfinder.server.sessions import Session, SessionRegistry
 
 router = APIRouter()
@@ -166,11 +166,12 @@ def _answerer(served: ServedEnv, form: str | None) -> Answer:
     capture sent once when the client asked (``?screenshot=deduplicated``)."""
     if wire.screenshot_form(form) == "full":
         return served.answer
-    if not isinstance(served, CodeServed):
+    if not getattr(served, "deduplicates", False):
         raise ValueError(
             f"screenshot={form!r} is for code env servers; this one serves {served.name}"
         )
-    return functools.partial(served.answer, deduplicated=True)
+    answer: Any = served.answer  # the env said it takes deduplicated (``deduplicates``)
+    return functools.partial(answer, deduplicated=True)
 
 
 def _read(frame: Mapping[str, Any], served: ServedEnv) -> BaseModel | dict[str, Any]:

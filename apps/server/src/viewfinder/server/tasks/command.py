@@ -1,0 +1,108 @@
+"""``viewfinder tasks``: validate, list and run suites of tasks that score themselves."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from viewfinder.server.tasks.model import Suite, TaskFileError, load_tasks, task_schema
+
+app = typer.Typer(help="Tasks that score themselves: validate, list and run suites.")
+
+SuitePath = Annotated[Path, typer.Argument(help="A task or suite file (.json or .toml).")]
+
+
+def _load(path: Path) -> Suite:
+    try:
+        return load_tasks(path)
+    except TaskFileError as exc:
+        typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
+        raise typer.Exit(2) from None
+
+
+@app.command("validate")
+def validate(suite: SuitePath) -> None:
+    """Check a task file against the format; a wrong field is named, in one line."""
+    loaded = _load(suite)
+    typer.echo(f"{suite}: {len(loaded.tasks)} task(s), valid")
+
+
+@app.command("list")
+def list_tasks(suite: SuitePath, as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """List a suite's tasks: id, step limit, instruction."""
+    loaded = _load(suite)
+    if as_json:
+        rows = [
+            {"id": t.id, "max_steps": t.max_steps, "instruction": t.instruction}
+            for t in loaded.tasks
+        ]
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    for task in loaded.tasks:
+        typer.echo(f"{task.id:<28} {task.max_steps:>4}  {task.instruction}")
+
+
+@app.command("schema")
+def schema() -> None:
+    """Print the JSON schema of task files."""
+    typer.echo(json.dumps(task_schema(), indent=2))
+
+
+@app.command("run")
+def run(
+    suite: SuitePath,
+    agent: Annotated[
+        str,
+        typer.Option(
+            "--agent",
+            help="scripted (plays each task's solution), nothing, or module:function "
+            "(observation -> action or None).",
+        ),
+    ] = "scripted",
+    parallel: Annotated[int, typer.Option("--parallel", min=1, max=64)] = 1,
+    provider: Annotated[str, typer.Option("--provider", help="local or ray.")] = "local",
+    output: Annotated[
+        Path | None, typer.Option("--output", help="Write the results as JSON here.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
+) -> None:
+    """Run every task's episode with an agent and print the results table."""
+    from viewfinder.server.tasks.runner import load_agent, run_suite
+
+    loaded = _load(suite)
+    try:
+        chosen = load_agent(agent)
+    except (ImportError, TypeError) as exc:
+        typer.secho(f"error: --agent: {exc}", err=True, fg=typer.colors.RED)
+        raise typer.Exit(2) from None
+    with typer.progressbar(length=len(loaded.tasks), label="episodes", file=None) as bar:
+        results = run_suite(
+            loaded, chosen, parallel=parallel, provider=provider,
+            on_result=lambda _: bar.update(1),
+        )  # fmt: skip
+    rows = [result.to_dict() for result in results]
+    solved = sum(result.success for result in results)
+    summary = {
+        "suite": loaded.name,
+        "agent": agent,
+        "solved": solved,
+        "tasks": len(results),
+        "mean_reward": round(sum(r.reward for r in results) / max(len(results), 1), 4),
+        "results": rows,
+    }
+    if output is not None:
+        output.write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2))
+    else:
+        typer.echo(f"{'task':<28} {'ok':<3} {'reward':>6} {'steps':>5} {'seconds':>8}  reason")
+        for r in results:
+            ok = "yes" if r.success else "no"
+            typer.echo(
+                f"{r.task:<28} {ok:<3} {r.reward:>6.2f} {r.steps:>5} {r.seconds:>8.2f}  {r.reason}"
+            )
+        typer.echo(f"{solved}/{len(results)} solved, mean reward {summary['mean_reward']}")
+    raise typer.Exit(0)
