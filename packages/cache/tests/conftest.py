@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import base64
+import subprocess
+import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import Image, ImageDraw
 
-from viewfinder.core import Region, imaging
+from viewfinder.core import Event, EventKind, Point, Region, imaging
 
 #: Where things are on the drawn form (640x480).
 ENTRY = Region(x=40, y=40, width=260, height=30)
@@ -89,3 +92,43 @@ def history() -> Callable[..., list[dict[str, Any]]]:
 @pytest.fixture
 def layout() -> dict[str, Region]:
     return {"entry": ENTRY, "submit": SUBMIT, "cancel": CANCEL}
+
+
+class LoggedForm:
+    """A test form app (``python FORM LAYOUT``) on ``display``, started once it printed
+    "ready"; :meth:`close` returns the clicks it printed ("clicked NAME") up to the
+    click on ``sentinel``, which it reports as "clicked canvas"."""
+
+    def __init__(self, python: str, form: Path, display: Any, layout: str, sentinel: Point) -> None:
+        self.display = display
+        self.sentinel = sentinel
+        self.process = subprocess.Popen(
+            [python, str(form), layout],
+            env=display.env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()  # once the window is drawn
+        assert line.strip() == "ready", f"the form did not start: {line!r}"
+
+    def close(self) -> list[str]:
+        # X events are handled in order: once the app printed the sentinel click, every
+        # click sent before it has been printed too
+        assert self.process.stdout is not None
+        clicks = []
+        watchdog = threading.Timer(20, self.process.kill)  # the reading below is bounded
+        watchdog.start()
+        try:
+            with self.display.backend() as screen:
+                screen.act(Event(kind=EventKind.CLICK, position=self.sentinel))
+            for line in self.process.stdout:
+                if line.strip() == "clicked canvas":
+                    break
+                clicks.append(line.strip())
+        finally:
+            watchdog.cancel()
+            self.process.terminate()
+            self.process.communicate(timeout=10)
+        return clicks

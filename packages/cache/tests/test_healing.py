@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,6 +34,8 @@ from viewfinder.desktop.testing import LoggedApp
 from viewfinder.recorder import Recorder
 from viewfinder.xvfb import Display
 
+from .conftest import LoggedForm
+
 HERE = Path(__file__).parent
 SYSTEM_PYTHON = "/usr/bin/python3"  # GTK's bindings are Debian's python3-gi
 SAVE, GO, CANCEL = Point(x=90, y=58), Point(x=85, y=257), Point(x=90, y=138)
@@ -43,41 +43,9 @@ SAVE, GO, CANCEL = Point(x=90, y=58), Point(x=85, y=257), Point(x=90, y=138)
 SENTINEL = Point(x=620, y=470)
 
 
-class App:
-    """heal_form.py in one layout; :meth:`close` returns the clicks it printed."""
-
-    def __init__(self, display: Display, layout: str) -> None:
-        self.display = display
-        self.process = subprocess.Popen(
-            [SYSTEM_PYTHON, str(HERE / "heal_form.py"), layout],
-            env=display.env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()  # once the window is drawn
-        assert line.strip() == "ready", f"the form did not start: {line!r}"
-
-    def close(self) -> list[str]:
-        # X events are handled in order: once the app printed the sentinel click, every
-        # click sent before it has been printed too
-        assert self.process.stdout is not None
-        clicks = []
-        watchdog = threading.Timer(20, self.process.kill)  # the reading below is bounded
-        watchdog.start()
-        try:
-            with self.display.backend() as screen:
-                screen.act(Event(kind=EventKind.CLICK, position=SENTINEL))
-            for line in self.process.stdout:
-                if line.strip() == "clicked canvas":
-                    break
-                clicks.append(line.strip())
-        finally:
-            watchdog.cancel()
-            self.process.terminate()
-            self.process.communicate(timeout=10)
-        return clicks
+def App(display: Display, layout: str) -> LoggedForm:
+    """heal_form.py in one layout; ``close()`` returns the clicks it printed."""
+    return LoggedForm(SYSTEM_PYTHON, HERE / "heal_form.py", display, layout, SENTINEL)
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,6 +32,8 @@ from viewfinder.cache import (
 from viewfinder.core import Event, EventKind, Point, Trajectory
 from viewfinder.xvfb import Display
 
+from .conftest import LoggedForm
+
 HERE = Path(__file__).parent
 #: the middle of "Pay $10" in the original layout (pay_form.X, Y, WIDTH, HEIGHT)
 PAY = Point(x=60 + 48, y=80 + 16)
@@ -41,41 +41,9 @@ PAY = Point(x=60 + 48, y=80 + 16)
 SENTINEL = Point(x=620, y=470)
 
 
-class App:
-    """pay_form.py in one layout; :meth:`close` returns the clicks it printed."""
-
-    def __init__(self, display: Display, layout: str) -> None:
-        self.display = display
-        self.process = subprocess.Popen(
-            [sys.executable, str(HERE / "pay_form.py"), layout],
-            env=display.env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()  # once the window is drawn
-        assert line.strip() == "ready", f"the form did not start: {line!r}"
-
-    def close(self) -> list[str]:
-        # X events are handled in order: once the app printed the sentinel click, every
-        # click sent before it has been printed too
-        assert self.process.stdout is not None
-        clicks = []
-        watchdog = threading.Timer(20, self.process.kill)  # the reading below is bounded
-        watchdog.start()
-        try:
-            with self.display.backend() as screen:
-                screen.act(Event(kind=EventKind.CLICK, position=SENTINEL))
-            for line in self.process.stdout:
-                if line.strip() == "clicked canvas":
-                    break
-                clicks.append(line.strip())
-        finally:
-            watchdog.cancel()
-            self.process.terminate()
-            self.process.communicate(timeout=10)
-        return clicks
+def App(display: Display, layout: str) -> LoggedForm:
+    """pay_form.py in one layout; ``close()`` returns the clicks it printed."""
+    return LoggedForm(sys.executable, HERE / "pay_form.py", display, layout, SENTINEL)
 
 
 @pytest.fixture(scope="module")

@@ -30,14 +30,16 @@ from viewfinder.desktop.actions import (
 )
 
 Coordinate = tuple[int, int]
-_CLICKS = {
+#: The click actions of Anthropic's shapes: the event kind and button of each.
+CLICKS = {
     "left_click": (EventKind.CLICK, "left"),
     "right_click": (EventKind.RIGHT_CLICK, "right"),
     "middle_click": (EventKind.MIDDLE_CLICK, "middle"),
     "double_click": (EventKind.DOUBLE_CLICK, "left"),
     "triple_click": (EventKind.TRIPLE_CLICK, "left"),
 }
-_DIRECTIONS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
+#: A scroll direction as one wheel click along x and y.
+SCROLL_DIRECTIONS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 
 
 class _Input(BaseModel):
@@ -146,7 +148,7 @@ class Click(_Input):
     text: str | None = None
 
     def to_action(self) -> Action:
-        kind, button = _CLICKS[self.action]
+        kind, button = CLICKS[self.action]
         return Action(
             "anthropic",
             self.action,
@@ -185,7 +187,7 @@ class Scroll(_Input):
     text: str | None = None
 
     def to_action(self) -> Action:
-        dx, dy = _DIRECTIONS[self.scroll_direction]
+        dx, dy = SCROLL_DIRECTIONS[self.scroll_direction]
         amount = self.scroll_amount
         return Action(
             "anthropic",
@@ -218,7 +220,7 @@ MODELS: dict[str, type[_Input]] = {
     "mouse_move": MouseMove,
     "left_mouse_down": MouseButton,
     "left_mouse_up": MouseButton,
-    **dict.fromkeys(_CLICKS, Click),
+    **dict.fromkeys(CLICKS, Click),
     "left_click_drag": Drag,
     "scroll": Scroll,
     "wait": Wait,

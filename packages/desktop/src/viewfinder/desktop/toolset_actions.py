@@ -34,7 +34,7 @@ from viewfinder.desktop.actions import (
     chord,
     validate_model,
 )
-from viewfinder.desktop.anthropic_actions import takes
+from viewfinder.desktop.anthropic_actions import CLICKS, SCROLL_DIRECTIONS, takes
 
 Coordinate = tuple[int, int]
 #: Every member of the toolset, in the SDK's order (``BetaComputerMemberName``).
@@ -57,14 +57,6 @@ MEMBERS: tuple[str, ...] = (
     "screenshot",
     "zoom",
 )
-_CLICKS = {
-    "left_click": (EventKind.CLICK, "left"),
-    "right_click": (EventKind.RIGHT_CLICK, "right"),
-    "middle_click": (EventKind.MIDDLE_CLICK, "middle"),
-    "double_click": (EventKind.DOUBLE_CLICK, "left"),
-    "triple_click": (EventKind.TRIPLE_CLICK, "left"),
-}
-_DIRECTIONS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 
 
 class _Member(BaseModel):
@@ -141,7 +133,7 @@ class Click(_Member):
     text: str | None = None
 
     def to_action(self, name: str) -> Action:
-        kind, button = _CLICKS[name]
+        kind, button = CLICKS[name]
         return Action(
             "anthropic",
             name,
@@ -180,7 +172,7 @@ class Scroll(_Member):
     text: str | None = None
 
     def to_action(self, name: str) -> Action:
-        dx, dy = _DIRECTIONS[self.scroll_direction]
+        dx, dy = SCROLL_DIRECTIONS[self.scroll_direction]
         amount = self.scroll_amount
         return Action(
             "anthropic",
@@ -221,7 +213,7 @@ MODELS: dict[str, type[_Member]] = {
     "mouse_move": MouseMove,
     "left_mouse_down": NoFields,
     "left_mouse_up": NoFields,
-    **dict.fromkeys(_CLICKS, Click),
+    **dict.fromkeys(CLICKS, Click),
     "left_click_drag": Drag,
     "scroll": Scroll,
     "wait": Wait,
