@@ -35,8 +35,9 @@ def test_browser_off_leaves_the_browser_tool_out_and_a_call_says_why(tmp_path: P
             return listed, text_of(result), result.is_error
 
     listed, text, is_error = anyio.run(use)
-    assert "browser_execute" not in listed
-    assert listed == set(registry) - {"browser_execute"}
+    assert "browser_execute" not in listed and "browser_navigate" not in listed
+    # every tool of the browser package (browser_execute, the browser toolset's) is left out
+    assert listed == {name for name, tool in registry.items() if tool.plugin != "browser"}
     assert is_error and "not offered by this server: started with --browser off" in text
     assert len(sessions) == 0
 

@@ -68,9 +68,16 @@ def _handlers() -> dict[str, Handler]:
         "wait": moves.wait,
         "javascript_exec": members.javascript_exec,
     }
-    for name in moves._BUTTONS:
-        table[name] = lambda ts, tab, inp, _name=name: moves.click(ts, tab, _name, inp)
+    for name in moves.BUTTONS:
+        table[name] = _clicker(name)
     return table
+
+
+def _clicker(member: str) -> Handler:
+    async def click(ts: Any, tab: Tab, inp: Any) -> str:
+        return await moves.click(ts, tab, member, inp)
+
+    return click
 
 
 def toolset_definition(configs: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:

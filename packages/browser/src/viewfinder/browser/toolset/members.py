@@ -31,6 +31,7 @@ from viewfinder.browser.toolset.page_text import (
 )
 from viewfinder.browser.toolset.tab import Tab, source_ref
 from viewfinder.cdp import JavaScriptError
+from viewfinder.core import ViewfinderError
 from viewfinder.core.result_budget import fit_text
 
 if TYPE_CHECKING:
@@ -169,7 +170,10 @@ async def file_upload(ts: BrowserToolset, tab: Tab, inp: FileUploadInput) -> str
         raise MemberError("paths", "give at least one file path")
     files = []
     for given in inp.paths:
-        path = ts.resolve_path(given)
+        try:
+            path = ts.resolve_path(given)
+        except ViewfinderError as exc:  # a host that keeps tools inside a folder
+            raise MemberError("paths", str(exc)) from None
         if not path.is_file():
             raise MemberError("paths", f"{given} is not a file")
         files.append(str(path))

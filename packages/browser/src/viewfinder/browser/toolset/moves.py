@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 Outcome = str | tuple[str, list[Screenshot]]
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://|^(about|data|file|blob|chrome):")
-_BUTTONS = {
+BUTTONS = {
     "left_click": ("left", 1),
     "right_click": ("right", 1),
     "middle_click": ("middle", 1),
@@ -144,7 +144,7 @@ async def zoom(ts: BrowserToolset, tab: Tab, inp: ZoomInput) -> Outcome:
 
 
 async def click(ts: BrowserToolset, tab: Tab, member: str, inp: Any) -> str:
-    button, count = _BUTTONS[member]
+    button, count = BUTTONS[member]
     mods = actions.modifiers(inp.modifiers)
     at, named = await actions.point_of(tab, inp.target)
     await tab.input.click(at, button, count, mods)
