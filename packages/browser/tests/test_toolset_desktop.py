@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from viewfinder.browser.toolset import BrowserToolset
+from viewfinder.browser.toolset import ALL_MEMBERS, BrowserToolset
 from viewfinder.cdp import launch_chromium
 from viewfinder.cdp.testing import serve_pages
 from viewfinder.xvfb import Display
@@ -68,7 +68,7 @@ def test_a_running_desktop_chromium_is_driven_by_ref(screen: tuple[Display, str]
         env=display.env(),
     )
     try:
-        with BrowserToolset(cdp_url=chromium.ws_url) as browser:
+        with BrowserToolset(cdp_url=chromium.ws_url, configs=ALL_MEMBERS) as browser:
             tabs = state_of(browser.run(tool_use("list_tabs", {})))["tabs"]
             shown = [tab for tab in tabs if tab["url"] == f"{base}/"]
             assert len(shown) == 1 and shown[0]["active"], tabs
@@ -103,7 +103,9 @@ def test_a_running_desktop_chromium_is_driven_by_ref(screen: tuple[Display, str]
 
 def test_the_toolset_launches_its_chromium_on_the_display(screen: tuple[Display, str]) -> None:
     display, base = screen
-    with BrowserToolset(f"{base}/", display=display, width=800, height=600) as browser:
+    with BrowserToolset(
+        f"{base}/", display=display, width=800, height=600, configs=ALL_MEMBERS
+    ) as browser:
         found = call(browser, "find", query="cancel button")
         call(browser, "left_click", target={"type": "ref", "ref": ref_of(found, 'button "Cancel"')})
         log = json.loads(call(browser, "javascript_exec", text="JSON.stringify(window.log)"))

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from viewfinder.browser.toolset import MEMBER_INPUTS, BrowserToolset
+from viewfinder.browser.toolset import ALL_MEMBERS, MEMBER_INPUTS, BrowserToolset
 from viewfinder.cdp.testing import serve_pages
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -37,7 +37,7 @@ def site() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def shared(site: str) -> Iterator[BrowserToolset]:
-    with BrowserToolset(site + "/", width=800, height=600) as browser:
+    with BrowserToolset(site + "/", width=800, height=600, configs=ALL_MEMBERS) as browser:
         yield browser
 
 
@@ -379,11 +379,27 @@ def test_errors_name_the_member_and_the_field(browser: BrowserToolset) -> None:
     assert ok(browser, "javascript_exec", text="await Promise.resolve(6 * 7)") == "42"
 
 
-def test_a_member_disabled_by_the_configs_is_refused(site: str) -> None:
-    with BrowserToolset(site + "/", configs={"javascript_exec": {"enabled": False}}) as browser:
-        refused = call(browser, "javascript_exec", text="1")
-        assert refused["is_error"] and "disabled" in text_of(refused)
+def test_members_are_served_as_the_configs_say(site: str) -> None:
+    from anthropic.types.beta import BetaBrowserToolset20260801Param, BetaToolUnionParam
+    from pydantic import TypeAdapter
+
+    configs = {"zoom": {"enabled": False}, "read_console": {"enabled": True}}
+    with BrowserToolset(site + "/", configs=configs) as browser:
+        entry = browser.definition()
+        assert entry == {"type": "browser_toolset_20260801", "configs": configs}
+        TypeAdapter(BetaBrowserToolset20260801Param).validate_python(entry)
+        TypeAdapter(BetaToolUnionParam).validate_python(entry)  # as tools=[...] takes it
+        # off: disabled here, and javascript_exec, file_upload, read_network by default
+        for member, arguments in [
+            ("zoom", {"region": [0, 0, 10, 10]}),
+            ("javascript_exec", {"text": "1"}),
+            ("read_network", {}),
+        ]:
+            refused = call(browser, member, **arguments)
+            assert refused["is_error"], member
+            assert text_of(refused).startswith(f"{member}: this member is not enabled")
         assert ok(browser, "get_page_text").startswith("Sign up")
+        assert ok(browser, "read_console")
 
 
 def test_every_member_was_run() -> None:

@@ -6,16 +6,25 @@ declares the family; :mod:`viewfinder.browser.toolset.registered` puts the membe
 the tool registry (``browser_<member>``) for MCP. See docs/browser.md.
 """
 
-from viewfinder.browser.toolset.executor import BrowserToolset, toolset_definition
-from viewfinder.browser.toolset.inputs import MEMBER_INPUTS, TOOLSET_NAME, TOOLSET_TYPE
+from viewfinder.browser.toolset.executor import BrowserToolset
+from viewfinder.browser.toolset.family import ALL_MEMBERS, enabled_members, toolset_definition
+from viewfinder.browser.toolset.inputs import (
+    MEMBER_INPUTS,
+    OFF_BY_DEFAULT,
+    TOOLSET_NAME,
+    TOOLSET_TYPE,
+)
 from viewfinder.browser.toolset.result import MemberResult, TabEntry
 
 __all__ = [
+    "ALL_MEMBERS",
     "MEMBER_INPUTS",
+    "OFF_BY_DEFAULT",
     "TOOLSET_NAME",
     "TOOLSET_TYPE",
     "BrowserToolset",
     "MemberResult",
     "TabEntry",
+    "enabled_members",
     "toolset_definition",
 ]

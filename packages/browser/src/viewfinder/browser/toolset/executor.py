@@ -24,6 +24,12 @@ from pydantic import BaseModel, ValidationError
 
 from viewfinder.browser.toolset import members, moves
 from viewfinder.browser.toolset.errors import MemberError
+from viewfinder.browser.toolset.family import (
+    block_parts,
+    enabled_members,
+    invalid_input,
+    toolset_definition,
+)
 from viewfinder.browser.toolset.inputs import MEMBER_INPUTS, TOOLSET_TYPE
 from viewfinder.browser.toolset.page_text import MAX_READ_CHARS
 from viewfinder.browser.toolset.result import MemberResult, TabEntry
@@ -80,14 +86,6 @@ def _clicker(member: str) -> Handler:
     return click
 
 
-def toolset_definition(configs: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
-    """The ``tools[]`` entry declaring the family (``BetaBrowserToolset20260801Param``)."""
-    entry: dict[str, Any] = {"type": TOOLSET_TYPE}
-    if configs:
-        entry["configs"] = {name: dict(config) for name, config in configs.items()}
-    return entry
-
-
 class BrowserToolset:
     """Runs the members of ``browser_toolset_20260801`` on a real Chromium.
 
@@ -95,10 +93,12 @@ class BrowserToolset:
     (default ``$VIEWFINDER_CDP_URL``) instead of launching one; ``display``: launch a
     Chromium shown on that viewfinder display (anything with ``env()``). ``budget``: the
     client's result budget (a name in ``CLIENT_BUDGETS`` or a ``ResultBudget``).
-    ``configs``: the toolset's ``configs``; a member whose ``enabled`` is false is
-    refused. ``paths``: how ``file_upload`` turns a given path into a file on this
-    machine (a host's ``ToolContext.path``; default: as given). ``settle``: seconds
-    after a click or key during which a page load it starts is waited for.
+    ``configs``: the toolset's ``configs``, as in the ``tools[]`` entry (:meth:`definition`);
+    a member not enabled there (``file_upload``, ``read_console``, ``read_network`` and
+    ``javascript_exec`` are off unless enabled) is refused. ``paths``: how
+    ``file_upload`` turns a given path into a file on this machine (a host's
+    ``ToolContext.path``; default: as given). ``settle``: seconds after a click or key
+    during which a page load it starts is waited for.
     """
 
     def __init__(
@@ -120,11 +120,8 @@ class BrowserToolset:
         self.display = display
         self.width, self.height = width, height
         self.budget = budget_for(budget)
-        self.disabled = {
-            name
-            for name, config in (configs or {}).items()
-            if (config or {}).get("enabled") is False
-        }
+        self.configs = {name: dict(config or {}) for name, config in (configs or {}).items()}
+        self.enabled = enabled_members(self.configs)
         self._paths = paths
         self.timeout = timeout
         self.settle = settle
@@ -136,16 +133,20 @@ class BrowserToolset:
         self._count = 0
         self._handlers = _handlers()
 
+    def definition(self) -> dict[str, Any]:
+        """The ``tools[]`` entry for this executor: the family, with its ``configs``."""
+        return toolset_definition(self.configs)
+
     # -- running a call ---------------------------------------------------------------
 
     def run(self, block: Any) -> dict[str, Any]:
         """Run a member's ``tool_use`` block (an SDK object or a dict); its ``tool_result``."""
-        tool_use_id, name, arguments = _parts(block)
+        tool_use_id, name, arguments = block_parts(block)
         return self.execute(name, arguments).tool_result(tool_use_id)
 
     async def arun(self, block: Any) -> dict[str, Any]:
         """Async :meth:`run`."""
-        tool_use_id, name, arguments = _parts(block)
+        tool_use_id, name, arguments = block_parts(block)
         return (await self.aexecute(name, arguments)).tool_result(tool_use_id)
 
     def execute(self, member: str, arguments: Mapping[str, Any] | None) -> MemberResult:
@@ -171,18 +172,22 @@ class BrowserToolset:
             return MemberResult.error(
                 member, f"no such member of {TOOLSET_TYPE}; its members: {', '.join(MEMBER_INPUTS)}"
             )
-        if member in self.disabled:
-            return MemberResult.error(member, "this member is disabled by the toolset's configs")
+        if member not in self.enabled:
+            return MemberResult.error(
+                member,
+                "this member is not enabled: enable it in the configs of both the tools "
+                f'entry and this executor ({{"{member}": {{"enabled": true}}}})',
+            )
         try:
             inp = model.model_validate(dict(arguments or {}))
         except ValidationError as exc:
-            return MemberResult.error(member, _invalid(exc))
+            return MemberResult.error(member, invalid_input(exc))
         try:
             await self._started()
             known = set(self._tabs)
             async with asyncio.timeout(self.timeout + float(getattr(inp, "duration", 0) or 0)):
                 text, images = await self._dispatch(member, inp)
-            await self._reconcile()
+            infos = await self._reconcile()
         except MemberError as exc:
             return MemberResult.error(member, str(exc))
         except TimeoutError:
@@ -190,7 +195,8 @@ class BrowserToolset:
         except (ViewfinderError, OSError) as exc:
             return MemberResult.error(member, str(exc))
         opened = [tab_id for tab_id in self._tabs if tab_id not in known]
-        return MemberResult(member, text, images, tabs=await self._entries(), opened=opened)
+        tabs = await self._entries(infos)
+        return MemberResult(member, text, images, tabs=tabs, opened=opened)
 
     async def _dispatch(self, member: str, inp: BaseModel) -> tuple[str, list[Any]]:
         if member in _TAB_MEMBERS:
@@ -258,9 +264,10 @@ class BrowserToolset:
             or "no tabs are open"
         )
 
-    async def _entries(self) -> list[TabEntry]:
+    async def _entries(self, infos: list[dict[str, Any]] | None = None) -> list[TabEntry]:
         assert self._connection is not None
-        infos = (await self._connection.call("Target.getTargets"))["targetInfos"]
+        if infos is None:
+            infos = (await self._connection.call("Target.getTargets"))["targetInfos"]
         by_target = {info["targetId"]: info for info in infos}
         entries = []
         for tab_id, tab in self._tabs.items():
@@ -281,11 +288,13 @@ class BrowserToolset:
         self._tabs[tab.tab_id] = tab
         return tab
 
-    async def _reconcile(self) -> None:
+    async def _reconcile(self) -> list[dict[str, Any]]:
         """Adopt the pages opened since the last call (by the page, or by a person), and
-        forget the ones closed."""
+        forget the ones closed; the targets as the browser listed them."""
         assert self._connection is not None
-        infos = (await self._connection.call("Target.getTargets"))["targetInfos"]
+        infos: list[dict[str, Any]] = (await self._connection.call("Target.getTargets"))[
+            "targetInfos"
+        ]
         pages = [info["targetId"] for info in infos if _is_page(info)]
         for tab_id, tab in list(self._tabs.items()):
             if tab.target_id not in pages:
@@ -297,6 +306,7 @@ class BrowserToolset:
             if target_id not in known:
                 with contextlib.suppress(ViewfinderError):  # closed while we looked
                     await self._adopt(target_id)
+        return infos
 
     # -- the browser ------------------------------------------------------------------
 
@@ -364,24 +374,3 @@ class BrowserToolset:
 def _is_page(info: Mapping[str, Any]) -> bool:
     url = str(info.get("url", ""))
     return info.get("type") == "page" and not url.startswith(("devtools://", "chrome-extension:"))
-
-
-def _parts(block: Any) -> tuple[str, str, Mapping[str, Any]]:
-    """``(id, name, input)`` of a ``tool_use`` block, an SDK object or a dict."""
-    if hasattr(block, "model_dump"):
-        block = block.model_dump(by_alias=True, exclude_none=True)
-    arguments = block.get("input") or {}
-    if hasattr(arguments, "model_dump"):
-        arguments = arguments.model_dump(by_alias=True, exclude_none=True)
-    return str(block.get("id", "")), str(block.get("name", "")), arguments
-
-
-def _invalid(exc: ValidationError) -> str:
-    lines = []
-    for error in exc.errors(include_url=False):
-        where = ".".join(str(part) for part in error["loc"]) or "input"
-        message = "is required" if error["type"] == "missing" else error["msg"]
-        if error["type"] == "extra_forbidden":
-            message = "is not a field of this member"
-        lines.append(f"{where}: {message}")
-    return "invalid input: " + "; ".join(lines)

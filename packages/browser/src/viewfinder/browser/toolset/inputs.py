@@ -14,6 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 TOOLSET_TYPE = "browser_toolset_20260801"
 TOOLSET_NAME = "browser"
+#: Members the API serves only when the toolset's ``configs`` enable them (the rest are
+#: on unless disabled): a page's scripts, its logs and the machine's files.
+OFF_BY_DEFAULT = frozenset({"file_upload", "read_console", "read_network", "javascript_exec"})
 #: The most seconds ``wait`` and ``hold_key`` take.
 MAX_SECONDS = 30.0
 

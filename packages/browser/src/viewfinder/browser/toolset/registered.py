@@ -15,6 +15,7 @@ import os
 from typing import Any
 
 from viewfinder.browser.toolset.executor import BrowserToolset
+from viewfinder.browser.toolset.family import ALL_MEMBERS
 from viewfinder.browser.toolset.inputs import MEMBER_INPUTS
 from viewfinder.core import Tool, ToolContext, ToolResult
 
@@ -56,8 +57,12 @@ def session_toolset(context: ToolContext) -> BrowserToolset:
     def make() -> BrowserToolset:
         attach = os.environ.get("VIEWFINDER_CDP_URL")
         display = _DisplayEnv(context.display) if context.display and not attach else None
+        # an MCP host has no configs to send: every member is a tool it lists
         return BrowserToolset(
-            cdp_url=attach, display=display, paths=lambda value: context.path(value)
+            cdp_url=attach,
+            display=display,
+            configs=ALL_MEMBERS,
+            paths=lambda value: context.path(value),
         )
 
     toolset: BrowserToolset = context.resource(TOOLSET_RESOURCE, make)
