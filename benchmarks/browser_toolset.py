@@ -117,6 +117,12 @@ def playwright_task(page: Any, url: str, upload: str) -> list[float]:
     return _timed(steps)
 
 
+def _version() -> str:
+    from importlib.metadata import version
+
+    return version("playwright")
+
+
 def _check(text: str) -> None:
     assert EXPECTED in text.replace("+", " "), text
 
@@ -173,8 +179,9 @@ def _report(rounds: int, ours: list[list[float]], theirs: list[list[float]]) -> 
         f"run, {os.cpu_count()} cores shared. viewfinder: `BrowserToolset.run()` on each "
         "member's `tool_use` block (refs from `read_page`, set by `form_input` and "
         "`file_upload`, Submit clicked by ref with the hit check, the load waited for, the "
-        "`tool_result` built with its `browser_state`); Playwright 1.x from Python, by label "
-        "and role. Each its own headless system Chromium, 1280x800. Every round checked that "
+        "`tool_result` built with its `browser_state`); "
+        f"Playwright {_version()} from Python, by label and role. Each its own headless "
+        "system Chromium, 1280x800. Every round checked that "
         "the next page got every value. Medians in ms; the model's time between steps is "
         "not in either column.",
         "",
