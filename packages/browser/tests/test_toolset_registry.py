@@ -43,7 +43,14 @@ def test_every_member_is_a_registered_tool_with_its_input_as_parameters() -> Non
         tool = registry[f"browser_{member}"]
         assert tool.plugin == "browser" and not tool.runs_code
         fields = {info.alias or name for name, info in model.model_fields.items()}
-        assert set(tool.input_schema().get("properties", {})) == fields
+        schema = tool.input_schema()
+        assert set(schema.get("properties", {})) == fields
+        # every name a schema points at is in it (a union's discriminator mapping would
+        # name $defs that a client inlining the $refs, as MCP's listing does, drops)
+        text = json.dumps(schema)
+        assert "discriminator" not in text
+        for name in re.findall(r'"#/\$defs/(\w+)"', text):
+            assert name in schema["$defs"], (member, name)
     assert registry["browser_read_page"].annotations == {
         "readOnlyHint": True,
         "openWorldHint": True,

@@ -8,7 +8,7 @@ own types. The same models are the parameters of the members' registered tools
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -21,8 +21,22 @@ OFF_BY_DEFAULT = frozenset({"file_upload", "read_console", "read_network", "java
 MAX_SECONDS = 30.0
 
 
+def _plain_schema(schema: Any) -> None:
+    """Drop the ``discriminator`` of a union from the schema (its mapping names
+    ``$defs`` that MCP's inlined schemas no longer have); the ``oneOf`` stays."""
+    if isinstance(schema, dict):
+        schema.pop("discriminator", None)
+        for value in schema.values():
+            _plain_schema(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            _plain_schema(value)
+
+
 class _Input(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(
+        extra="forbid", populate_by_name=True, json_schema_extra=_plain_schema
+    )
 
 
 class _OnTab(_Input):
