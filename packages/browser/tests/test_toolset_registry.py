@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from viewfinder.browser.toolset import MEMBER_INPUTS
+from viewfinder.browser.toolset.registered import CDP_URL_VALUE, TOOLSET_RESOURCE
+from viewfinder.cdp import launch_chromium
 from viewfinder.cdp.testing import serve_pages
 from viewfinder.core import ToolContext, tool_registry
 
@@ -65,7 +67,13 @@ def test_registered_members_share_one_browser_per_session(
     inside = tmp_path / "avatar.png"
     inside.write_bytes(b"\x89PNG")
     outside = tmp_path.parent / "secret.txt"
-    with ToolContext(workdir=tmp_path, require_sandbox=True) as context:
+    # as `viewfinder mcp --browser <DevTools URL>` gives it: a browser to drive
+    with (
+        launch_chromium() as chromium,
+        ToolContext(
+            workdir=tmp_path, require_sandbox=True, values={CDP_URL_VALUE: chromium.ws_url}
+        ) as context,
+    ):
         went = registry["browser_navigate"].call({"url": f"{site}/"}, context)
         assert not went.is_error, went.text
         state = went.structured["browser_state"] if went.structured else {}
@@ -93,3 +101,26 @@ def test_registered_members_share_one_browser_per_session(
         assert len(shot.images) == 1 and shot.images[0].width == 1280
         wrong = registry["browser_left_click"].call({"target": {"x": 1}}, context)
         assert wrong.is_error and wrong.error_kind == "input"
+
+
+def test_a_sandboxed_host_without_a_browser_url_starts_no_browser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("VIEWFINDER_CDP_URL", raising=False)
+    with ToolContext(workdir=tmp_path, require_sandbox=True) as context:
+        result = tool_registry()["browser_navigate"].call({"url": "about:blank"}, context)
+        assert result.is_error and "start the server with --browser <DevTools URL>" in result.text
+        assert context.get_resource(TOOLSET_RESOURCE) is None
+
+
+def test_a_library_session_launches_its_own_browser(
+    site: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("VIEWFINDER_CDP_URL", raising=False)
+    with ToolContext() as context:
+        went = tool_registry()["browser_navigate"].call({"url": f"{site}/"}, context)
+        assert not went.is_error, went.text
+        toolset = context.get_resource(TOOLSET_RESOURCE)
+        launched = toolset.browser
+        assert launched is not None and launched.running
+    assert not launched.running  # closed with the session

@@ -3,10 +3,16 @@
 Each member is a tool of its own, its parameters the member's input, its result the
 member's text and images with the tabs (as text, and as ``structuredContent``). The
 members of one session share one :class:`BrowserToolset`, kept in the session's
-``ToolContext``: a Chromium attached at ``$VIEWFINDER_CDP_URL`` when set, else one of the
-session's own, shown on the session's display when it has one (the desktop's
-screenshots see it), headless when not. ``file_upload`` takes paths as the host allows
-them (``ToolContext.path``: inside the session's folder).
+``ToolContext``, with every member enabled.
+
+Which Chromium: the one at the DevTools URL the host gives (``ToolContext.values``
+under :data:`CDP_URL_VALUE`: ``viewfinder mcp --browser ws://...``) or
+``$VIEWFINDER_CDP_URL``. A host that keeps model-driven work in a session's sandbox
+(``require_sandbox``) starts no browser of its own for these tools (its sandbox has no
+network to reach one in it from here), so without such a URL a call says how to give
+one. A library caller's session launches a Chromium: shown on the session's display
+when it has one, headless when not. ``file_upload`` takes paths as the host allows them
+(``ToolContext.path``: inside the session's folder).
 """
 
 from __future__ import annotations
@@ -17,10 +23,13 @@ from typing import Any
 from viewfinder.browser.toolset.executor import BrowserToolset
 from viewfinder.browser.toolset.family import ALL_MEMBERS
 from viewfinder.browser.toolset.inputs import MEMBER_INPUTS
-from viewfinder.core import Tool, ToolContext, ToolResult
+from viewfinder.cdp import CDP_URL_ENV
+from viewfinder.core import Tool, ToolContext, ToolError, ToolResult
 
 #: ``ToolContext`` resource key of the session's toolset.
 TOOLSET_RESOURCE = "browser.toolset"
+#: ``ToolContext.values`` key of the DevTools URL of the browser the host gives.
+CDP_URL_VALUE = "browser.cdp_url"
 PREFIX = "browser_"
 _READ_ONLY = {
     "list_tabs",
@@ -55,7 +64,13 @@ def session_toolset(context: ToolContext) -> BrowserToolset:
     """The toolset of ``context``'s session, made on first use."""
 
     def make() -> BrowserToolset:
-        attach = os.environ.get("VIEWFINDER_CDP_URL")
+        attach = context.values.get(CDP_URL_VALUE) or os.environ.get(CDP_URL_ENV)
+        if not attach and context.require_sandbox:
+            raise ToolError(
+                "the browser toolset drives a browser this server is given, and none was: "
+                "start the server with --browser <DevTools URL> (a Chromium started with "
+                f"--remote-debugging-port) or set ${CDP_URL_ENV}"
+            )
         display = _DisplayEnv(context.display) if context.display and not attach else None
         # an MCP host has no configs to send: every member is a tool it lists
         return BrowserToolset(
