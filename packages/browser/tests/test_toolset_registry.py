@@ -121,6 +121,7 @@ def test_a_library_session_launches_its_own_browser(
         went = tool_registry()["browser_navigate"].call({"url": f"{site}/"}, context)
         assert not went.is_error, went.text
         toolset = context.get_resource(TOOLSET_RESOURCE)
+        assert toolset is not None
         launched = toolset.browser
         assert launched is not None and launched.running
     assert not launched.running  # closed with the session
