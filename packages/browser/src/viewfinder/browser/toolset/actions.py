@@ -131,7 +131,7 @@ async def _check_hit(tab: Tab, key: str, at: Point, found: Element) -> None:
         hit = {}
     hit_id = hit.get("backendNodeId")
     if hit_id is None:
-        raise MemberError("target.ref", f"nothing is at ({at.x}, {at.y}); nothing was clicked")
+        raise MemberError("target.ref", f"nothing is at ({at.x}, {at.y}); nothing was done")
     resolved = await tab.session.call("DOM.resolveNode", {"backendNodeId": hit_id})
     hit_object = resolved["object"]["objectId"]
     try:
@@ -153,7 +153,7 @@ async def _check_hit(tab: Tab, key: str, at: Point, found: Element) -> None:
     raise MemberError(
         "target.ref",
         f"{toolset_ref(found.ref)} ({element_line(found)}) is covered at ({at.x}, {at.y}) "
-        f"by {covering}; nothing was clicked",
+        f"by {covering}; nothing was done",
     )
 
 

@@ -30,6 +30,9 @@ from viewfinder.core.element_sources import ElementNode
 #: Entries kept per tab; the oldest go first.
 MAX_CONSOLE_ENTRIES = 1000
 MAX_NETWORK_ENTRIES = 500
+#: Refs remembered from earlier pages (to say "no longer on the page") before only the
+#: current page's are kept.
+MAX_REMEMBERED_REFS = 50_000
 #: Longest console line kept (characters).
 MAX_LINE_CHARS = 2000
 
@@ -219,6 +222,8 @@ class Tab:
         """Read the page's tree; refs stay bound to their nodes across reads."""
         self.tree, keys = await self.elements.aread()
         self.keys.update(keys)
+        if len(self.keys) > MAX_REMEMBERED_REFS:  # a long session: keep the page's own
+            self.keys = keys
         return self.tree
 
     # -- navigation ----------------------------------------------------------------
