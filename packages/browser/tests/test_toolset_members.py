@@ -378,29 +378,6 @@ def test_errors_name_the_member_and_the_field(browser: BrowserToolset) -> None:
     assert ok(browser, "javascript_exec", text="await Promise.resolve(6 * 7)") == "42"
 
 
-def test_members_are_served_as_the_configs_say(site: str) -> None:
-    from anthropic.types.beta import BetaBrowserToolset20260801Param, BetaToolUnionParam
-    from pydantic import TypeAdapter
-
-    configs = {"zoom": {"enabled": False}, "read_console": {"enabled": True}}
-    with BrowserToolset(site + "/", configs=configs) as browser:
-        entry = browser.definition()
-        assert entry == {"type": "browser_toolset_20260801", "configs": configs}
-        TypeAdapter(BetaBrowserToolset20260801Param).validate_python(entry)
-        TypeAdapter(BetaToolUnionParam).validate_python(entry)  # as tools=[...] takes it
-        # off: disabled here, and javascript_exec, file_upload, read_network by default
-        for member, arguments in [
-            ("zoom", {"region": [0, 0, 10, 10]}),
-            ("javascript_exec", {"text": "1"}),
-            ("read_network", {}),
-        ]:
-            refused = call(browser, member, **arguments)
-            assert refused["is_error"], member
-            assert text_of(refused).startswith(f"{member}: this member is not enabled")
-        assert ok(browser, "get_page_text").startswith("Sign up")
-        assert ok(browser, "read_console")
-
-
 def test_every_member_is_run_by_a_test_here() -> None:
     # each member of the family meets a real page in one of the tests above
     source = Path(__file__).read_text()

@@ -1,5 +1,6 @@
-"""Screenshots within the client's budget: a viewport larger than the budget is sent
-scaled down, and a point read off that image lands on the page pixel it shows."""
+"""What a client is served: screenshots within its budget (a viewport larger than the
+budget is sent scaled down, and a point read off that image lands on the page pixel it
+shows), and the members its ``configs`` enable."""
 
 from __future__ import annotations
 
@@ -57,3 +58,29 @@ def test_a_screenshot_over_the_budget_is_scaled_and_points_map_back(
         tool_use("left_click", {"target": {"type": "coordinate", "x": 420, "y": 10}})
     )
     assert outside.get("is_error") and "outside the viewport (400x300)" in text_of(outside)
+
+
+def test_members_are_served_as_the_configs_say() -> None:
+    from anthropic.types.beta import BetaBrowserToolset20260801Param, BetaToolUnionParam
+    from pydantic import TypeAdapter
+
+    configs = {"zoom": {"enabled": False}, "read_console": {"enabled": True}}
+    with serve_pages(PAGES) as site, BrowserToolset(site + "/", configs=configs) as browser:
+        entry = browser.definition()
+        assert entry == {"type": "browser_toolset_20260801", "configs": configs}
+        TypeAdapter(BetaBrowserToolset20260801Param).validate_python(entry)
+        TypeAdapter(BetaToolUnionParam).validate_python(entry)  # as tools=[...] takes it
+        # off: disabled here, and javascript_exec, file_upload, read_network by default
+        for member, arguments in [
+            ("zoom", {"region": [0, 0, 10, 10]}),
+            ("javascript_exec", {"text": "1"}),
+            ("read_network", {}),
+        ]:
+            refused = browser.run(tool_use(member, arguments))
+            validate_result(refused)
+            assert refused["is_error"], member
+            assert text_of(refused).startswith(f"{member}: this member is not enabled")
+        for member in ("get_page_text", "read_console"):
+            served = browser.run(tool_use(member, {}))
+            validate_result(served)
+            assert not served.get("is_error"), text_of(served)
