@@ -42,6 +42,7 @@ BENCHMARKS = [
     "recorder_elements",
     "healing",
     "settle_ping",
+    "browser_toolset",
 ]
 DOC = ROOT / "docs" / "benchmarks.md"
 MARKER = "<!-- section: {} -->"

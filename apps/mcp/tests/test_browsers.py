@@ -35,8 +35,9 @@ def test_browser_off_leaves_the_browser_tool_out_and_a_call_says_why(tmp_path: P
             return listed, text_of(result), result.is_error
 
     listed, text, is_error = anyio.run(use)
-    assert "browser_execute" not in listed
-    assert listed == set(registry) - {"browser_execute"}
+    assert "browser_execute" not in listed and "browser_navigate" not in listed
+    # every tool of the browser package (browser_execute, the browser toolset's) is left out
+    assert listed == {name for name, tool in registry.items() if tool.plugin != "browser"}
     assert is_error and "not offered by this server: started with --browser off" in text
     assert len(sessions) == 0
 
@@ -67,4 +68,35 @@ def test_browser_execute_drives_the_browser_at_the_devtools_url(
     # no Chromium of its own
     pages = httpx2.get(chromium.http_url + "/json/list").json()
     assert any(target["url"].startswith("data:text/html") for target in pages)
+    assert "chromium" not in " ".join(server.processes().values()).lower()
+
+
+def test_the_browser_toolset_tools_drive_the_browser_at_the_devtools_url(
+    stdio_server: Callable[..., StdioServer], chromium: ChromiumProcess
+) -> None:
+    server = stdio_server("--size", "806x606", "--browser", chromium.ws_url)
+    page = (
+        "data:text/html,<title>toolset</title><script>window.log = []</script>"
+        "<button onclick=\"log.push('save')\">Save</button>"
+        "<button onclick=\"log.push('cancel')\">Cancel</button>"
+    )
+    went = server.call("browser_navigate", {"url": page})
+    assert not went.is_error, text_of(went)
+    tree = text_of(server.call("browser_read_page", {"filter": "interactive"}))
+    save = next(line for line in tree.splitlines() if 'button "Save"' in line)
+    ref = save.split("[", 1)[1].split("]", 1)[0]
+    clicked = server.call("browser_left_click", {"target": {"type": "ref", "ref": ref}})
+    assert not clicked.is_error, text_of(clicked)
+    log = server.call("browser_javascript_exec", {"text": "log.join(',')"})
+    assert text_of(log).startswith("save\n")  # the page's own log: Save, nothing else
+    # the session drove that browser and started no Chromium of its own
+    assert "chromium" not in " ".join(server.processes().values()).lower()
+
+
+def test_the_browser_toolset_tools_say_how_to_give_them_a_browser(
+    stdio_server: Callable[..., StdioServer],
+) -> None:
+    server = stdio_server("--size", "806x606")
+    result = server.call("browser_navigate", {"url": "about:blank"})
+    assert result.is_error and "--browser <DevTools URL>" in text_of(result)
     assert "chromium" not in " ".join(server.processes().values()).lower()

@@ -295,6 +295,9 @@ class McpSession:
                 TARGET_VALUE: target,
                 DISPLAY_VALUE: desktop.display,
                 DESKTOP_VALUE: desktop,
+                # the browser the browser toolset's tools drive (viewfinder.browser's
+                # CDP_URL_VALUE); without one they start none outside the sandbox
+                "browser.cdp_url": options.browser_url,
                 CANCEL_VALUE: self._cancelled,
                 ELEMENTS_VALUE: options.elements,
             },

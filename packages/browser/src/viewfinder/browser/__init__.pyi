@@ -36,6 +36,7 @@ from .tools import (
     run_tool_call,
     tool_result_message,
 )
+from .toolset import BrowserToolset, toolset_definition
 from .view import CURRENT_VIEW, SnippetSession
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "BrowserInputError",
     "BrowserSession",
     "BrowserSessions",
+    "BrowserToolset",
     "Dialog",
     "ElementNotFoundError",
     "ExecuteError",
@@ -80,4 +82,5 @@ __all__ = [
     "safe_session_name",
     "screenshot_from_result",
     "tool_result_message",
+    "toolset_definition",
 ]

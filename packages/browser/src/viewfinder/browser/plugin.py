@@ -20,5 +20,8 @@ def viewfinder_register_commands(app: Any) -> None:
 @hookimpl
 def viewfinder_register_tools(register: Any) -> None:
     from viewfinder.browser.agent_tool import BROWSER_EXECUTE
+    from viewfinder.browser.toolset.registered import toolset_tools
 
     register(BROWSER_EXECUTE)
+    for tool in toolset_tools():  # browser_navigate, browser_read_page, ...
+        register(tool)
