@@ -137,9 +137,13 @@ class ScreenFrames:
         expect_change: bool,
         typed: int = 0,
         handled: InputHandled | None = None,
+        pointer: bool | None = None,
     ) -> tuple[SettleReport, Image.Image, datetime]:
         """Wait until the screen settled after an action begun at ``started`` (monotonic),
-        then grab it once: the report and the frame. ``handled``: see :func:`settle`."""
+        then grab it once: the report and the frame. ``handled``: see :func:`settle`.
+        ``pointer``: the action went to the window under the pointer (True) or to the
+        focused one (False); only changes there count (None: any change counts)."""
+        self.changes.aim(pointer)
 
         def measure() -> int:
             frame, _ = self.grab()
