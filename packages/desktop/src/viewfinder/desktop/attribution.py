@@ -60,7 +60,7 @@ class ActionWindows:
             if pointer:
                 where = self._root.query_pointer()
                 self._point = (int(where.root_x), int(where.root_y))
-                window = int(where.child) if where.child else 0
+                window = int(getattr(where.child, "id", 0) or 0)
             else:
                 window = self._top_of(self._conn.get_input_focus().focus)
             if window and window != self._root.id:
