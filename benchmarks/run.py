@@ -40,6 +40,7 @@ BENCHMARKS = [
     "recorder_elements",
     "healing",
     "settle_ping",
+    "settle_peers",
 ]
 DOC = ROOT / "docs" / "benchmarks.md"
 MARKER = "<!-- section: {} -->"

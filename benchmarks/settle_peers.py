@@ -1,6 +1,6 @@
 """Settle side by side: the ComputerTool against the loops people write, in one run.
 
-    uv run python benchmarks/settle_peers.py [--actions N] [--load N] [--out FILE]
+    uv run python benchmarks/settle_peers.py [--actions N] [--loads 0,2] [--grace S] [--out FILE]
 
 On one 1920x1080 Xvfb, each action answered with a 1024x768 PNG, contenders
 interleaved (their order turns every round), ``--actions`` actions each per case:
@@ -19,8 +19,8 @@ panel at once), **pressed** (Tk's relief at once, the panel 250 ms later), **typ
 the panel; one frame 100 ms late), **banner** (instant clicks while a 300x100 banner in
 another app changes colour every second). A result is final when it shows the app's
 finished effect (the panel's colour; the text box as a later capture of the same
-contender shows it). ``--load N`` runs N CPU-bound processes (``while 1: pass``) beside
-the benchmark and stops them at the end.
+contender shows it). ``--loads 0,2`` (the default) runs it all twice: alone, then beside
+two CPU-bound processes (``while 1: pass``), stopped at the end.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from typing import Any
 
 from PIL import Image
 
-from viewfinder.desktop import ComputerTool
+from viewfinder.desktop import ComputerTool, SettleOptions
 from viewfinder.xvfb import Display
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -142,6 +142,9 @@ def act(who: str, do: str, point: tuple[int, int], ctx: dict[str, Any]) -> tuple
         elapsed = (time.perf_counter() - start) * 1000
         assert result.screenshot is not None and not result.is_error, result.text
         ctx.setdefault("texts", []).append(result.text)
+        # The next contender's action is someone else's change: let it come after the
+        # 0.5 s within which a change could be taken for this action's late effect.
+        time.sleep(0.6)
         return elapsed, result.screenshot.to_pil().convert("RGB")
     if who == "reference":
         return reference(ctx["env"], ctx["work"], do, x, y)
@@ -196,7 +199,7 @@ def run_case(case: str, display: Display, ctx: dict[str, Any], actions: int) -> 
         app: StateApp = App(display, work, mode) if mode else Spinner(display, work)
         apps.append(app)
         samples: dict[str, list[dict[str, Any]]] = {who: [] for who in ctx["contenders"]}
-        with ComputerTool(display, target="XGA") as tool:
+        with ComputerTool(display, target="XGA", settle=ctx["settle"]) as tool:
             ctx["tool"], ctx["texts"] = tool, []
             for who in ctx["contenders"]:
                 one(case, who, app, ctx)  # warm-up: imports, first grabs
@@ -218,72 +221,109 @@ def run_case(case: str, display: Display, ctx: dict[str, Any], actions: int) -> 
     return {"samples": samples, "texts": texts}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--actions", type=int, default=20)
-    parser.add_argument("--load", type=int, default=0, help="CPU-bound processes beside it")
-    parser.add_argument("--cases", default=",".join(CASES))
-    parser.add_argument("--contenders", default=",".join(CONTENDERS))
-    parser.add_argument("--out", type=Path)
-    args = parser.parse_args()
-    load = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(args.load)]
-    results: dict[str, Any] = {}
-    load_start = os.getloadavg()[0]
+def run_all(args: Any, load: int) -> dict[str, Any]:
+    """Every case, beside ``load`` CPU-bound processes (stopped at the end)."""
+    burners = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(load)]
+    results: dict[str, Any] = {"load": load, "cases": {}, "at_start": os.getloadavg()[0]}
     try:
         with tempfile.TemporaryDirectory() as tmp, Display(1920, 1080) as display:
             ctx: dict[str, Any] = {
                 "env": display.env(),
                 "work": Path(tmp),
                 "contenders": args.contenders.split(","),
+                "settle": None if args.grace is None else SettleOptions(grace=args.grace),
             }
             ctx["peers"] = Peers(display, Path(tmp))
             try:
                 for case in args.cases.split(","):
-                    results[case] = run_case(case, display, ctx, args.actions)
+                    results["cases"][case] = run_case(case, display, ctx, args.actions)
             finally:
                 ctx["peers"].close()
     finally:
-        load_end = os.getloadavg()[0]
-        for process in load:
+        results["at_end"] = os.getloadavg()[0]
+        for process in burners:
             process.kill()
             process.wait(10)
-    text = section(results, args, load_start, load_end)
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--actions", type=int, default=20)
+    parser.add_argument(
+        "--loads", default="0,2", help="runs beside this many CPU-bound processes each"
+    )
+    parser.add_argument("--cases", default=",".join(CASES))
+    parser.add_argument("--contenders", default=",".join(CONTENDERS))
+    parser.add_argument("--grace", type=float, help="viewfinder's SettleOptions.grace")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    runs = [run_all(args, int(load)) for load in args.loads.split(",")]
+    text = section(runs, args)
     print(text)
     if args.out:
         args.out.write_text(text)
 
 
-def section(results: dict[str, Any], args: Any, load_start: float, load_end: float) -> str:
-    contenders = args.contenders.split(",")
+def table(run: dict[str, Any], contenders: list[str], actions: int) -> list[str]:
+    loaded = "no added load"
+    if run["load"]:
+        loaded = f"beside {run['load']} CPU-bound processes (`while 1: pass`)"
     head = "| case | " + " | ".join(f"{who} ms (final)" for who in contenders)
     head += " | " + " | ".join(f"{who} x" for who in contenders[1:]) + " |"
-    rows = [head, "|---" * (2 * len(contenders)) + "|"]
-    for case, result in results.items():
+    rows = [
+        f"#### {loaded.capitalize()}: load average {run['at_start']:.1f} at the start, "
+        f"{run['at_end']:.1f} at the end",
+        "",
+        head,
+        "|---" * (2 * len(contenders)) + "|",
+    ]
+    for case, result in run["cases"].items():
         samples = result["samples"]
         medians = {who: statistics.median(s["ms"] for s in samples[who]) for who in contenders}
         cells = [
             f"{medians[who]:.0f} ({sum(s['final'] for s in samples[who])}/{len(samples[who])})"
             for who in contenders
         ]
-        ratios = [f"{medians[who] / medians[contenders[0]]:.1f}" for who in contenders[1:]]
+        ratios = [f"{medians[who] / medians[contenders[0]]:.2f}" for who in contenders[1:]]
         rows.append(f"| {case} | " + " | ".join(cells + ratios) + " |")
-    loaded = (
-        f"beside {args.load} CPU-bound processes (`while 1: pass`)"
-        if args.load
-        else "no added load"
-    )
-    return "\n".join(
-        [
-            f"`uv run python benchmarks/settle_peers.py --actions {args.actions}"
-            + (f" --load {args.load}" if args.load else "")
-            + f"`: {os.cpu_count()} cores shared with other people's test runs, {loaded}; "
-            f"load average {load_start:.1f} at the start, {load_end:.1f} at the end. Median ms "
-            "from before the action to the 1024x768 PNG in hand, (final frames of "
-            f"{args.actions}); x: the contender's median over viewfinder's.",
+    cases = run["cases"]
+    if "banner" in cases and "instant" in cases and contenders[0] == "viewfinder":
+        banner = statistics.median(s["ms"] for s in cases["banner"]["samples"]["viewfinder"])
+        alone = statistics.median(s["ms"] for s in cases["instant"]["samples"]["viewfinder"])
+        rows += [
             "",
-            *rows,
+            f"viewfinder's clicks beside the banner: {banner / alone:.2f}x its clicks "
+            "without it (target ≤ 1.2x).",
         ]
-    )
+    return rows
+
+
+def section(runs: list[dict[str, Any]], args: Any) -> str:
+    contenders = args.contenders.split(",")
+    lines = [
+        "## Settle side by side: viewfinder, the reference loop, pyautogui, an mss poll loop",
+        "",
+        f"`uv run python benchmarks/settle_peers.py --actions {args.actions} --loads "
+        f"{args.loads}`"
+        + (f" (`--grace {args.grace}`)" if args.grace is not None else "")
+        + f": one 1920x1080 Xvfb, {os.cpu_count()} cores shared with other people's test "
+        "runs, contenders interleaved (their order turns each round), each action answered "
+        "with a 1024x768 PNG. Median ms from before the action to the PNG in hand (final "
+        f"frames of {args.actions}); x: the contender's median over viewfinder's. "
+        "reference: xdotool, a fixed 2 s sleep, scrot, convert. pyautogui: `click` with its "
+        "0.1 s pause, a fixed 0.5 s sleep, `screenshot()`, resized. mss poll: the same click, "
+        "then an mss grab every 0.1 s until two in a row are equal. Cases: no change (a click "
+        "on a bare spot), instant (the panel at once), pressed (Tk's relief at once, the "
+        "panel 250 ms later), typing (11 characters), spinner (an arc turning every 30 ms "
+        "for 1 s, its 20th frame 100 ms late, then the panel), banner (instant clicks while "
+        "another app's 300x100 banner changes colour every second). After viewfinder's action "
+        "the next contender waits 0.6 s (untimed), so its change is not taken for a late "
+        "effect of viewfinder's action.",
+    ]
+    for run in runs:
+        lines += ["", *table(run, contenders, args.actions)]
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

@@ -87,7 +87,7 @@ MEMORY_ACTIONS = 8
 #: An animation: this many changes (or more) in one wait set its quiet by their rhythm.
 RHYTHM_CHANGES = 4
 #: Quiet after an animation's frames: this many times their median interval, plus quiet.
-RHYTHM_FACTOR = 4.0
+RHYTHM_FACTOR = 3.0
 #: The longest quiet an animation's rhythm may ask for, in seconds.
 RHYTHM_MOST = 0.25
 #: Only frames this close together (or closer) are an animation's: a spinner or a
