@@ -278,6 +278,7 @@ class ComputerTool:
             typed=len(action.text or "") if event.kind is EventKind.TYPE else 0,
             handled=None if waited else self._ask_handled(event, path),
             pointer=None if waited else event.is_pointer or bool(path),
+            recheck=None if waited else lambda: self._ask_handled(event, path),
         )
         late = before.late
         shared = 1 + (late is not None) + action.set_of_mark  # images the result carries

@@ -243,6 +243,7 @@ def settle(
     hold: float = 0.0,
     typed: int = 0,
     handled: InputHandled | None = None,
+    recheck: Callable[[], InputHandled | None] | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> SettleReport:
     """Wait until the screen has settled after an action (see the module docstring).
@@ -258,7 +259,10 @@ def settle(
     hold), else the action changed nothing. When nothing changed by the first-change
     wait and the app has not handled it (a busy app, a loaded machine: its effect cannot
     have been drawn yet), the wait goes on until it has, then ``change_timeout`` more
-    for the change, all within the deadline.
+    for the change, all within the deadline. ``recheck()``: a new ping to that app; when
+    an animation's quiet has passed, the app must answer it and draw nothing for
+    ``grace`` more before the screen counts as settled (a loaded machine holds an app,
+    and its next frame, for longer than any quiet period).
     """
     start = clock() if started is None else started
     extra = typed * options.per_character
@@ -325,6 +329,18 @@ def settle(
             continue
         # Nothing was drawn since the last change, up to now: only a wait can tell.
         now = clock()
+        if quiet > options.quiet and recheck is not None and now < deadline:
+            # An animation paused: settled only if the app, running, draws nothing more.
+            again = recheck()
+            if again is not None and again.wait(max(0.0, deadline - clock())):
+                grace_end = min(deadline, clock() + options.grace)
+                if changes.wait(max(0.0, grace_end - clock())):
+                    seen += 1
+                    changed_at = clock()
+                    times.append(changed_at)
+                    fresh = True
+                    continue
+            now = clock()
         if now >= end or now >= deadline:
             return report(settled=now - changed_at >= quiet)
 
