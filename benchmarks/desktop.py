@@ -320,7 +320,10 @@ def report(
                     "settle wait, which holds the capture, scaling and encoding.",
                     f"- Noticing changes: DAMAGE {our_ms:.0f} ms and {our_cpu:.0f} ms CPU per "
                     f"click, polling {polled_ms:.0f} ms and {polled_cpu:.0f} ms CPU: "
-                    f"{'DAMAGE' if our_ms <= polled_ms else 'polling'} is faster, and the default.",
+                    f"{'DAMAGE' if our_ms <= polled_ms else 'polling'} was faster on this "
+                    'click. The default is DAMAGE (`method="auto"`): it costs no CPU while '
+                    "waiting, and its rectangles say whose window changed and let a changeless "
+                    "action return once the app has answered (see Settle side by side).",
                     f"- Late repaint: {damage_shown} of {args.trials} results showed it (target "
                     f"{args.trials} of {args.trials}: "
                     f"{'met' if damage_shown == args.trials else 'missed'}).",

@@ -43,6 +43,7 @@ BENCHMARKS = [
     "healing",
     "settle_ping",
     "browser_toolset",
+    "settle_peers",
 ]
 DOC = ROOT / "docs" / "benchmarks.md"
 MARKER = "<!-- section: {} -->"

@@ -44,14 +44,20 @@ class Damage:
     """What was drawn since a mark: where in all, and each notice's time and box.
 
     Times are ``time.monotonic()`` values, None where unknown; a box None means unknown
-    where (polling tells only that the screen changed).
+    where (polling tells only that the screen changed). ``elsewhere`` counts the
+    notices drawn in other apps' windows (:mod:`viewfinder.desktop.attribution`), which
+    are kept nowhere else: they are not the action's.
     """
 
     drawn: Box | None = None
     anywhere: bool = False
     notices: list[tuple[float | None, Box | None]] = field(default_factory=list)
+    elsewhere: int = 0
 
-    def add(self, at: float | None, box: Box | None) -> None:
+    def add(self, at: float | None, box: Box | None, *, ours: bool = True) -> None:
+        if not ours:
+            self.elsewhere += 1
+            return
         if box is None:
             self.anywhere = True
         else:
@@ -97,6 +103,12 @@ class ScreenChanges:
         """True as soon as the screen changes, False when ``timeout`` passes without."""
         raise NotImplementedError
 
+    def aim(self, pointer: bool | None) -> None:
+        """The action just done went to the window under the pointer (``pointer``) or to
+        the focused one (None: to no window): from now until the next aim, only changes
+        in its windows count (:mod:`viewfinder.desktop.attribution`). Polling cannot
+        tell where a change was: every change counts."""
+
     def close(self) -> None:
         """Release what the watch holds (idempotent)."""
 
@@ -105,10 +117,10 @@ class DamageChanges(ScreenChanges):
     """Changes as the X server's DAMAGE extension reports them, on a connection of its own.
 
     One ``DamageReportDeltaRectangles`` object on the root window (every window's
-    drawing counts): the server sends a notice for each rectangle drawn outside what the
-    object already holds, and :meth:`wait` empties it after reading, so a burst of
-    drawing costs a few events. Raises :class:`SettleUnavailableError` when the display
-    has no DAMAGE extension.
+    drawing is seen; :meth:`aim` says which of it counts): the server sends a notice for
+    each rectangle drawn outside what the object already holds, and :meth:`wait` empties
+    it after reading, so a burst of drawing costs a few events. Raises
+    :class:`SettleUnavailableError` when the display has no DAMAGE extension.
     """
 
     method = "damage"
@@ -135,8 +147,15 @@ class DamageChanges(ScreenChanges):
             raise SettleUnavailableError(f"display {display_name} has no DAMAGE extension")
         conn.damage_query_version()
         self._damage = conn.screen().root.damage_create(damage.DamageReportDeltaRectangles)
+        from viewfinder.desktop.attribution import ActionWindows
+
+        self.windows = ActionWindows(conn)
         conn.sync()
         self._conn: Any = conn
+
+    def aim(self, pointer: bool | None) -> None:
+        with self._connection():
+            self.windows.aim(pointer)
 
     def mark(self) -> Damage:
         with self._connection() as conn:
@@ -147,8 +166,6 @@ class DamageChanges(ScreenChanges):
             conn.damage_subtract(self._damage, self._none, self._none)
             conn.sync()
             self._drain(since)
-            if since:
-                self.generation += 1
             self.damage = Damage()
             return since
 
@@ -157,15 +174,11 @@ class DamageChanges(ScreenChanges):
         with self._connection() as conn:
             while True:
                 if self._drain(self.damage):
-                    self.generation += 1
                     return True
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     conn.sync()  # notices the server sent before now are read, not missed
-                    if self._drain(self.damage):
-                        self.generation += 1
-                        return True
-                    return False
+                    return self._drain(self.damage)
                 select.select([conn.fileno()], [], [], remaining)
 
     @contextlib.contextmanager
@@ -180,23 +193,27 @@ class DamageChanges(ScreenChanges):
             ) from exc
 
     def _drain(self, into: Damage) -> bool:
+        """Read the queued notices into ``into``; True when one was the action's."""
         conn = self._conn
-        seen = False
+        seen = drawn = False
         while conn.pending_events():
             event = conn.next_event()
             if getattr(event, "damage", None) != self._damage:
+                if self.windows.is_structure(event):
+                    self.windows.structure(event)
                 continue
-            seen = True
+            drawn = True
             now = time.monotonic()
             offset = now - event.timestamp / 1000
             if self._offset is None or offset < self._offset or offset - self._offset > 60:
                 self._offset = offset  # (> 60 s: the server's 32-bit clock wrapped)
             area = event.area
-            into.add(
-                event.timestamp / 1000 + self._offset,
-                (area.x, area.y, area.x + area.width, area.y + area.height),
-            )
-        if seen:
+            box = (area.x, area.y, area.x + area.width, area.y + area.height)
+            ours = self.windows.ours(box)
+            seen = seen or ours
+            into.add(event.timestamp / 1000 + self._offset, box, ours=ours)
+        if drawn:
+            self.generation += 1  # the screen differs, whoever drew: a new grab is due
             # Empty the object, so the next drawing sends new notices. The round trip
             # makes sure the server has emptied it before anything we ask next (a grab on
             # another connection): drawing after the grab cannot be emptied unnoticed.

@@ -35,6 +35,7 @@ from viewfinder.core.imaging import normalize_format
 from viewfinder.core.result_budget import ResultBudget, UnknownClientError, budget_for
 from viewfinder.core.screenshot import utc_now
 from viewfinder.desktop.actions import Action, ActionInputError, Api, action_name, parse_action
+from viewfinder.desktop.attribution import describe_elsewhere
 from viewfinder.desktop.frames import ScreenFrames
 from viewfinder.desktop.images import ModelImages, model_size_within
 from viewfinder.desktop.pointer import PointerQuery, drag_along
@@ -295,6 +296,8 @@ class ComputerTool:
             expect_change=not waited,
             typed=len(action.text or "") if event.kind is EventKind.TYPE else 0,
             handled=None if waited else self._ask_handled(event, path),
+            pointer=None if waited else event.is_pointer or bool(path),
+            recheck=None if waited else lambda: self._ask_handled(event, path),
         )
         late = before.late
         shared = 1 + (late is not None) + action.set_of_mark  # images the result carries
@@ -309,6 +312,7 @@ class ComputerTool:
             text="; ".join(
                 [describe_action(action), describe_settle(report), self._images.describe(seen.shot)]
                 + ([late.describe()] if late else [])
+                + ([describe_elsewhere(report.elsewhere)] if report.elsewhere else [])
             ),
             event=event,
             settle=report,

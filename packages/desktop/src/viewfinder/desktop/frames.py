@@ -10,6 +10,7 @@ the action's result reports, and which makes the following waits longer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -137,9 +138,15 @@ class ScreenFrames:
         expect_change: bool,
         typed: int = 0,
         handled: InputHandled | None = None,
+        pointer: bool | None = None,
+        recheck: Callable[[], InputHandled | None] | None = None,
     ) -> tuple[SettleReport, Image.Image, datetime]:
         """Wait until the screen settled after an action begun at ``started`` (monotonic),
-        then grab it once: the report and the frame. ``handled``: see :func:`settle`."""
+        then grab it once: the report and the frame. ``handled``: see :func:`settle`.
+        ``pointer``: the action went to the window under the pointer (True) or to the
+        focused one (False); only changes there count (None: any change counts).
+        ``recheck``: see :func:`settle`."""
+        self.changes.aim(pointer)
 
         def measure() -> int:
             frame, _ = self.grab()
@@ -154,6 +161,7 @@ class ScreenFrames:
             hold=self.memory.hold(self.options) if expect_change else 0.0,
             typed=typed,
             handled=handled,
+            recheck=recheck,
         )
         frame, at = self.grab()
         self._shown = (frame, started, started + report.waited_s)

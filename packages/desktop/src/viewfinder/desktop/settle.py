@@ -7,7 +7,10 @@ app's work 150-300 ms later; a page shows click feedback, then its fetched conte
 caret blinks meanwhile. :func:`settle` waits for what the action does:
 
 1. **The first change**, at most ``change_timeout`` s (0.5) after the action. None: the
-   action changed nothing, and the result says so. Skipped after ``wait``.
+   action changed nothing, and the result says so. Skipped after ``wait``. Once the app
+   the action went to has answered the ping sent behind it (it has handled the action)
+   and nothing of its own changed for ``grace`` s (0.05) more, nothing will: the wait
+   ends at once, as "no change" (not before the learned hold, below).
 2. **A change worth waiting for.** Every change is measured against the frame before the
    action (:func:`~viewfinder.desktop.changes.changed_pixels`, only where the X server
    says something was drawn). While every change so far moved fewer than
@@ -15,7 +18,11 @@ caret blinks meanwhile. :func:`settle` waits for what the action does:
    wait goes on until ``patience`` s (0.5) after the action, for a bigger one. Typing
    is the exception: its effect is small by nature.
 3. **Quiet**: no change for ``quiet`` s (0.05) after the last one, so an effect drawn in
-   several steps is seen whole.
+   several steps is seen whole. An animation sets its own quiet: once
+   :data:`RHYTHM_CHANGES` changes came at most :data:`RHYTHM_FRAME_S` apart (their
+   median), quiet lasts :data:`RHYTHM_FACTOR` times that interval plus ``quiet`` (at
+   most :data:`RHYTHM_MOST` s), so one late frame of a spinner does not end the wait. A
+   caret's blink is slower, and the screen is quiet between blinks.
 4. **What the session has taught** (:class:`SettleMemory`): when the screen changed
    after the tool had returned (the next action finds it), the wait after the actions
    that follow lasts at least until that late change's time (x1.25, plus ``quiet``;
@@ -28,6 +35,12 @@ caret blinks meanwhile. :func:`settle` waits for what the action does:
    character to the first-change wait and to the deadline: an app reads a long text
    for seconds before it draws any of it.
 
+Only the action's changes count: those in the window it went to, in windows its app
+opened since, or over the point where the pointer acted
+(:mod:`viewfinder.desktop.attribution`). Other windows' changes (a clock, a banner,
+another app's animation) neither end nor extend a wait, nor teach the hold; the report
+counts them in ``elsewhere``.
+
 After the wait the caller grabs the screen once; the whole action is bounded by the
 deadline plus that one capture. Actions that only look (screenshot, zoom,
 cursor_position) do not wait at all. :mod:`viewfinder.desktop.changes` says how changes
@@ -36,6 +49,8 @@ are noticed (the X server's DAMAGE extension, else polling).
 
 from __future__ import annotations
 
+import itertools
+import statistics
 import time
 from collections import deque
 from collections.abc import Callable
@@ -69,7 +84,27 @@ __all__ = [
 SettleMethod = Literal["auto", "damage", "poll"]
 #: How many past actions a late change keeps the longer wait for.
 MEMORY_ACTIONS = 8
-_SECONDS = ("change_timeout", "quiet", "timeout", "patience", "poll_interval", "per_character")
+#: An animation: this many changes (or more) in one wait set its quiet by their rhythm.
+RHYTHM_CHANGES = 4
+#: Quiet after an animation's frames: this many times their median interval, plus quiet.
+RHYTHM_FACTOR = 3.0
+#: The longest quiet an animation's rhythm may ask for, in seconds.
+RHYTHM_MOST = 0.25
+#: Only frames this close together (or closer) are an animation's: a spinner or a
+#: progress bar draws 15-60 frames a second, a caret blinks every 0.1-0.6 s and is
+#: quiet in between.
+RHYTHM_FRAME_S = 0.07
+#: While the app has not answered, changes and its answer are looked at in turn this often.
+PING_SLICE_S = 0.004
+_SECONDS = (
+    "change_timeout",
+    "quiet",
+    "timeout",
+    "patience",
+    "poll_interval",
+    "per_character",
+    "grace",
+)
 
 
 class SettleOptionsError(ViewfinderError, ValueError):
@@ -89,7 +124,9 @@ class SettleOptions:
     ``per_character``: added to the first-change wait and the deadline per character
     typed. ``adapt``: learn from late changes (:class:`SettleMemory`). ``method``:
     ``damage`` (the X server reports repaints), ``poll`` (grab and compare every
-    ``poll_interval``) or ``auto`` (damage where the server has it).
+    ``poll_interval``) or ``auto`` (damage where the server has it). ``grace``: once the
+    app has answered the ping behind the action, a first change must come within this
+    long, or the action changed nothing.
     """
 
     change_timeout: float = 0.5
@@ -101,6 +138,7 @@ class SettleOptions:
     adapt: bool = True
     method: SettleMethod = "auto"
     poll_interval: float = 0.01
+    grace: float = 0.05
 
     def __post_init__(self) -> None:
         for name in _SECONDS:
@@ -147,6 +185,10 @@ class SettleReport(BaseModel):
     busy_s: float | None = None
     #: False when the app was asked and had not handled the action by the deadline
     handled: bool = True
+    #: repaints in other apps' windows during the wait, not counted as the action's
+    elsewhere: int = 0
+    #: the quiet the wait ended on, when an animation's rhythm made it longer than quiet
+    quiet_s: float | None = None
 
 
 class InputHandled(Protocol):
@@ -201,6 +243,7 @@ def settle(
     hold: float = 0.0,
     typed: int = 0,
     handled: InputHandled | None = None,
+    recheck: Callable[[], InputHandled | None] | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> SettleReport:
     """Wait until the screen has settled after an action (see the module docstring).
@@ -212,10 +255,14 @@ def settle(
     action (None: every change counts as big). ``hold``: the least wait
     (:meth:`SettleMemory.hold`). ``typed``: characters typed by the action (their wait
     grows, and a small change is enough). ``handled``: asks the app whether it has
-    handled the action; when nothing changed by the first-change wait and the app has
-    not (a busy app, a loaded machine: its effect cannot have been drawn yet), the wait
-    goes on until it has, then ``change_timeout`` more for the change, all within the
-    deadline.
+    handled the action; once it has, a first change must come within ``grace`` (and the
+    hold), else the action changed nothing. When nothing changed by the first-change
+    wait and the app has not handled it (a busy app, a loaded machine: its effect cannot
+    have been drawn yet), the wait goes on until it has, then ``change_timeout`` more
+    for the change, all within the deadline. ``recheck()``: a new ping to that app; when
+    an animation's quiet has passed, the app must answer it and draw nothing for
+    ``grace`` more before the screen counts as settled (a loaded machine holds an app,
+    and its next frame, for longer than any quiet period).
     """
     start = clock() if started is None else started
     extra = typed * options.per_character
@@ -228,6 +275,8 @@ def settle(
     seen = 0
     busy_at: float | None = None
     answered = True
+    times: list[float] = []
+    quiet = options.quiet
 
     def report(settled: bool) -> SettleReport:
         return SettleReport(
@@ -241,10 +290,12 @@ def settle(
             deadline_s=round(deadline - start, 4),
             busy_s=None if busy_at is None else round(busy_at - start, 4),
             handled=answered,
+            elsewhere=changes.damage.elsewhere,
+            quiet_s=round(quiet, 4) if quiet > options.quiet else None,
         )
 
     if expect_change:
-        if not changes.wait(max(0.0, first_by - clock())):
+        if not _first_change(changes, handled, first_by, options.grace, hold_until, clock):
             if handled is None or handled.answered():
                 return report(settled=True)
             # The app has not handled the action yet: nothing it draws for it can be on
@@ -258,6 +309,7 @@ def settle(
                 return report(settled=True)
         seen = 1
     changed_at = clock()
+    times.append(changed_at)
     fresh = seen > 0
     while True:
         if fresh and not big and changed_at < patience_until and clock() < deadline:
@@ -267,13 +319,65 @@ def settle(
         now = clock()
         if now >= deadline:
             return report(settled=False)  # a change, and no wait since to see it was the last
-        end = max(changed_at + options.quiet, hold_until, start if big else patience_until)
+        end = max(changed_at + quiet, hold_until, start if big else patience_until)
         if changes.wait(max(0.0, min(end, deadline) - now)):
             seen += 1
             changed_at = clock()
+            times.append(changed_at)
+            quiet = _rhythm_quiet(times, options.quiet)
             fresh = True
             continue
         # Nothing was drawn since the last change, up to now: only a wait can tell.
         now = clock()
+        if quiet > options.quiet and recheck is not None and now < deadline:
+            # An animation paused: settled only if the app, running, draws nothing more.
+            again = recheck()
+            if again is not None and again.wait(max(0.0, deadline - clock())):
+                grace_end = min(deadline, clock() + options.grace)
+                if changes.wait(max(0.0, grace_end - clock())):
+                    seen += 1
+                    changed_at = clock()
+                    times.append(changed_at)
+                    fresh = True
+                    continue
+            now = clock()
         if now >= end or now >= deadline:
-            return report(settled=now - changed_at >= options.quiet)
+            return report(settled=now - changed_at >= quiet)
+
+
+def _rhythm_quiet(times: list[float], quiet: float) -> float:
+    """The quiet an animation's rhythm asks for (see the module docstring), from the
+    times of the changes seen so far."""
+    if len(times) < RHYTHM_CHANGES:
+        return quiet
+    recent = times[-(RHYTHM_CHANGES + 2) :]
+    interval = statistics.median(b - a for a, b in itertools.pairwise(recent))
+    if interval > RHYTHM_FRAME_S:
+        return quiet
+    return max(quiet, min(RHYTHM_MOST, RHYTHM_FACTOR * interval + quiet))
+
+
+def _first_change(
+    changes: ScreenChanges,
+    handled: InputHandled | None,
+    until: float,
+    grace: float,
+    hold_until: float,
+    clock: Callable[[], float],
+) -> bool:
+    """Wait for the action's first change until ``until``; True when one came. Once the
+    app has answered the ping behind the action, only ``grace`` more (and the hold)."""
+    if handled is None:
+        return changes.wait(max(0.0, until - clock()))
+    for _ in range(100_000):  # bounded: each turn waits PING_SLICE_S or returns
+        now = clock()
+        if now >= until:
+            return changes.wait(0.0)
+        if changes.wait(min(PING_SLICE_S, until - now)):
+            return True
+        if handled.answered():
+            # Handled: what it draws for the action is on its way; grace covers the
+            # app's idle redraw and the server's drawing.
+            end = min(until, max(clock() + grace, hold_until))
+            return changes.wait(max(0.0, end - clock()))
+    return changes.wait(max(0.0, until - clock()))
