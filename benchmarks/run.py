@@ -42,6 +42,7 @@ BENCHMARKS = [
     "recorder_elements",
     "healing",
     "settle_ping",
+    "tasks",
 ]
 DOC = ROOT / "docs" / "benchmarks.md"
 MARKER = "<!-- section: {} -->"
