@@ -105,9 +105,7 @@ def test_solved_unsolved_and_step_limited(serve: Callable[..., LocalServer]) -> 
 
 def test_code_tasks_refused_by_field(serve: Callable[..., LocalServer]) -> None:
     server = serve(env="code")
-    desktop = httpx.post(
-        f"{server.base_url}/reset", json={"task": task(env="desktop")}, timeout=60
-    )
+    desktop = httpx.post(f"{server.base_url}/reset", json={"task": task(env="desktop")}, timeout=60)
     assert desktop.status_code == 422
     assert desktop.json()["detail"][0]["msg"].startswith("task.env: 'desktop' tasks run on")
     bad = task(check={"output": {"stream": "stdin"}})

@@ -47,7 +47,7 @@ class ScoredCodeEnvironment:
             if task.env != "code":
                 raise TaskRejectedError(
                     f"task.env: {task.env!r} tasks run on a {task.env} server; this one "
-                    "serves code tasks (env = \"code\")"
+                    'serves code tasks (env = "code")'
                 )
             if task.apps:
                 raise TaskRejectedError(
