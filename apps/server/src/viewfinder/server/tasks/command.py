@@ -58,7 +58,8 @@ def run(
         str,
         typer.Option(
             "--agent",
-            help="scripted (plays each task's solution), nothing, or module:function "
+            help="scripted (plays each task's solution), nothing, cache:PATH (replays a "
+            "cache file, or a folder of <task id>.json), or module:function "
             "(observation -> action or None).",
         ),
     ] = "scripted",
@@ -75,7 +76,7 @@ def run(
     loaded = _load(suite)
     try:
         chosen = load_agent(agent)
-    except (ImportError, TypeError) as exc:
+    except (ImportError, TypeError, ValueError) as exc:
         typer.secho(f"error: --agent: {exc}", err=True, fg=typer.colors.RED)
         raise typer.Exit(2) from None
     with typer.progressbar(length=len(loaded.tasks), label="episodes", file=None) as bar:

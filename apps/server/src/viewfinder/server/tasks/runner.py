@@ -43,9 +43,14 @@ class EpisodeResult:
 
 
 def load_agent(spec: str) -> Agent:
-    """A bundled agent by name (``scripted``, ``nothing``) or ``module:function``."""
+    """A bundled agent by name (``scripted``, ``nothing``), ``cache:PATH`` (replays a
+    cache file, :mod:`.cache_agent`) or ``module:function``."""
     if spec in BUNDLED:
         return BUNDLED[spec]
+    if spec.startswith("cache:"):
+        from viewfinder.server.tasks.cache_agent import CacheReplayAgent
+
+        return CacheReplayAgent(spec.removeprefix("cache:"))
     agent = import_path(spec, "agent")
     if not callable(agent):
         raise TypeError(f"agent {spec!r} is not callable")
