@@ -98,3 +98,9 @@ def test_python_checkers_need_a_trusting_server(serve: Callable[..., LocalServer
     answer = httpx.post(f"{server.base_url}/reset", json={"task": checked}, timeout=60)
     assert answer.status_code == 422
     assert "Python checker" in answer.json()["detail"][0]["msg"]
+    # a recording is written as the server's user, too
+    recorded = {"task": task(apps=[]), "record_to": "/tmp/viewfinder-not-written"}
+    answer = httpx.post(f"{server.base_url}/reset", json=recorded, timeout=60)
+    assert answer.status_code == 422
+    assert answer.json()["detail"][0]["msg"].startswith("record_to: a recording is written")
+    assert not Path("/tmp/viewfinder-not-written").exists()

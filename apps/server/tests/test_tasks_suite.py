@@ -85,10 +85,14 @@ def test_tasks_run_writes_json_and_a_table(tmp_path: Path) -> None:
         tasks_app, ["run", str(one), "--agent", "scripted", "--output", str(out)]
     )
     assert result.exit_code == 0, result.output
-    assert re.search(r"form-name\s+yes\s+1\.00\s+3 ", result.output)
+    # the table names each episode's session folder (recorded beside --output by default)
+    assert re.search(r"form-name\s+yes\s+1\.00\s+3 .* 000-form-name\s+form.json", result.output)
     assert "1/1 solved" in result.output
     written = json.loads(out.read_text())
     assert (written["solved"], written["results"][0]["reward"]) == (1, 1.0)
+    session = Path(written["results"][0]["session"])
+    assert session.parent.parent == tmp_path / "viewfinder-episodes"
+    assert (session / "manifest.jsonl").read_text().count("\n") == 3
 
 
 def test_a_third_party_checker_in_one_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
