@@ -23,7 +23,7 @@ SUITE = ROOT / "examples" / "tasks" / "starter.toml"
 LABELS = {
     (190, 35): "name", (70, 220): "save", (40, 85): "subscribe", (60, 135): "red",
     (300, 300): "text", (50, 23): "save", (40, 35): "dark_mode", (70, 170): "ok",
-    (140, 37): "email", (70, 100): "submit",
+    (140, 37): "email", (70, 100): "submit", (220, 91): "name", (80, 156): "submit",
 }  # fmt: skip
 
 
