@@ -60,7 +60,8 @@ class ScoredCodeEnvironment:
         worker = self._env.worker
         assert worker is not None and worker.home is not None
         episode = TaskEpisode(task, trusted=self._trusted, folder=worker.home)
-        if worker.uid != os.geteuid():  # a sandbox user's home: its files are its own
+        if worker.uid is not None and worker.uid != os.geteuid():
+            # a sandbox user's home: the files placed in it are that user's
             from viewfinder.codeenv.session_space import chown_tree
 
             chown_tree(worker.home, worker.uid)

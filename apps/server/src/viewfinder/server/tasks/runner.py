@@ -128,8 +128,8 @@ def play(env: Any, task: Task, agent: Agent, *, record_to: Path | None = None) -
     started = time.monotonic()
     steps, last, first = 0, {}, {}
     try:
-        recording = {"record_to": str(record_to)} if record_to is not None else {}
-        last = first = env.reset(DesktopTask(task=task, **recording))
+        record = str(record_to) if record_to is not None else None
+        last = first = env.reset(DesktopTask(task=task, record_to=record))
         data = task.model_dump(mode="json", by_alias=True)
         while not last.get("done") and steps < task.max_steps:
             action = agent(
