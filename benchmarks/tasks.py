@@ -83,8 +83,8 @@ def main() -> None:
         f"`uv run python benchmarks/tasks.py --rounds {args.rounds} --episodes "
         f"{args.episodes} --parallel {args.parallel}`: {os.cpu_count()} cores, shared with "
         "other people's test runs while it ran, so the ratio is what a busy two-core "
-        "machine gives, not what more cores would. The starter suite's Tk/GTK apps on "
-        "640x480 Xvfb displays, played by the scripted agent.",
+        "machine gives, not what more cores would. The starter suite's Tk, GTK and "
+        "Chromium apps on 640x480 Xvfb displays, played by the scripted agent.",
         "",
         "| a desktop episode's start (reset with a task, warm display) | ms |",
         "|---|---:|",
@@ -98,8 +98,9 @@ def main() -> None:
         f"| `--parallel {args.parallel}` | {many_at_once:.1f} | {runs[args.parallel][1]:.2f} "
         f"| {one / many_at_once:.2f} faster |",
         "",
-        "Every episode of both runs scored 1.0. An episode's wall time is mostly its app's "
-        "start and each action's settle; on two cores, four at once share them.",
+        "Every episode of both runs scored 1.0. An episode's wall time is mostly waiting (its "
+        "app's start, each action's settle), not computing, so four at once gain more than "
+        "the two cores would suggest.",
         "",
     ]
     text = "\n".join(lines)
