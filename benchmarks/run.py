@@ -44,6 +44,7 @@ BENCHMARKS = [
     "settle_ping",
     "browser_toolset",
     "settle_peers",
+    "tasks",
 ]
 DOC = ROOT / "docs" / "benchmarks.md"
 MARKER = "<!-- section: {} -->"

@@ -31,11 +31,21 @@ def click(x: int, y: int) -> CallToolAction:
 
 async def test_solved_unsolved_and_step_limited(serve: Callable[..., LocalServer]) -> None:
     server = serve(env="desktop", allow_any_app=True)
-    async with MCPToolClient(base_url=server.base_url, message_timeout_s=120) as env:
+    await solved_unsolved_and_step_limited(server.base_url)
+
+
+async def solved_unsolved_and_step_limited(
+    base_url: str, during: Callable[[], int] = lambda: 1
+) -> None:
+    """A solved, a step-limited and a failed episode of form-name through OpenEnv's
+    MCPToolClient, on the server at ``base_url`` (any provider); ``during()`` is called
+    while the first episode runs (it must not return 0)."""
+    async with MCPToolClient(base_url=base_url, message_timeout_s=120) as env:
         reset = await env.reset(task=task())
         metadata = reset.observation.metadata
         assert metadata["instruction"] == TASK.instruction
         assert (reset.reward, reset.done, metadata["max_steps"]) == (0.0, False, 6)
+        assert during()
         name = await env.step(click(190, 35))
         assert (name.reward, name.done) == (0.0, False)  # not solved yet
         assert name.observation.metadata["reason"] == "form.json does not exist"
@@ -88,3 +98,9 @@ def test_python_checkers_need_a_trusting_server(serve: Callable[..., LocalServer
     answer = httpx.post(f"{server.base_url}/reset", json={"task": checked}, timeout=60)
     assert answer.status_code == 422
     assert "Python checker" in answer.json()["detail"][0]["msg"]
+    # a recording is written as the server's user, too
+    recorded = {"task": task(apps=[]), "record_to": "/tmp/viewfinder-not-written"}
+    answer = httpx.post(f"{server.base_url}/reset", json=recorded, timeout=60)
+    assert answer.status_code == 422
+    assert answer.json()["detail"][0]["msg"].startswith("record_to: a recording is written")
+    assert not Path("/tmp/viewfinder-not-written").exists()

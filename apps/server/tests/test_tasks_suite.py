@@ -23,7 +23,7 @@ SUITE = ROOT / "examples" / "tasks" / "starter.toml"
 LABELS = {
     (190, 35): "name", (70, 220): "save", (40, 85): "subscribe", (60, 135): "red",
     (300, 300): "text", (50, 23): "save", (40, 35): "dark_mode", (70, 170): "ok",
-    (140, 37): "email", (70, 100): "submit",
+    (140, 37): "email", (70, 100): "submit", (220, 91): "name", (80, 156): "submit",
 }  # fmt: skip
 
 
@@ -85,10 +85,14 @@ def test_tasks_run_writes_json_and_a_table(tmp_path: Path) -> None:
         tasks_app, ["run", str(one), "--agent", "scripted", "--output", str(out)]
     )
     assert result.exit_code == 0, result.output
-    assert re.search(r"form-name\s+yes\s+1\.00\s+3 ", result.output)
+    # the table names each episode's session folder (recorded beside --output by default)
+    assert re.search(r"form-name\s+yes\s+1\.00\s+3 .* 000-form-name\s+form.json", result.output)
     assert "1/1 solved" in result.output
     written = json.loads(out.read_text())
     assert (written["solved"], written["results"][0]["reward"]) == (1, 1.0)
+    session = Path(written["results"][0]["session"])
+    assert session.parent.parent == tmp_path / "viewfinder-episodes"
+    assert (session / "manifest.jsonl").read_text().count("\n") == 3
 
 
 def test_a_third_party_checker_in_one_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -15,20 +15,28 @@ from viewfinder.server.provided import RESULTS_PATH, own_process_ready
 from viewfinder.server.served import environment_metadata
 
 if TYPE_CHECKING:
-    from viewfinder.codeenv import CodeEnvConfig, CodeEnvironment
+    from viewfinder.codeenv import CodeEnvConfig
     from viewfinder.codeenv.displays import DisplaySource
     from viewfinder.server.settings import ServerSettings
+    from viewfinder.server.tasks.code_episode import ScoredCodeEnvironment
 
 
 def code_env(
-    session_id: str, *, config: CodeEnvConfig, displays: DisplaySource | None = None
-) -> CodeEnvironment:
+    session_id: str,
+    *,
+    config: CodeEnvConfig,
+    displays: DisplaySource | None = None,
+    trusted: bool = False,
+) -> ScoredCodeEnvironment:
     """A code env session: on ``displays`` (the local provider's pool), or on a display
-    of its own started at its first reset."""
+    of its own started at its first reset; its resets may take a code task
+    (``trusted``: the task may name Python checkers)."""
     from viewfinder.codeenv import CodeEnvironment
+    from viewfinder.server.tasks.code_episode import ScoredCodeEnvironment
 
     own_process_ready(displays)
-    return CodeEnvironment(config, displays=displays, session_id=session_id)
+    env = CodeEnvironment(config, displays=displays, session_id=session_id)
+    return ScoredCodeEnvironment(env, trusted=trusted)
 
 
 class CodeServed:
@@ -43,7 +51,8 @@ class CodeServed:
         self.settings = settings
 
     def spec(self) -> EnvSpec:
-        return EnvSpec(f"{__name__}:code_env", {"config": self.settings.codeenv}, RESULTS_PATH)
+        options = {"config": self.settings.codeenv, "trusted": self.settings.allow_any_app}
+        return EnvSpec(f"{__name__}:code_env", options, RESULTS_PATH)
 
     def routers(self) -> list[Any]:
         from viewfinder.server.routes import env
@@ -72,7 +81,7 @@ class CodeServed:
 
         if isinstance(message, wire.ResetMessage):
             data = message.data
-            observation = env.reset(data.seed, data.episode_id)
+            observation = env.reset(data.seed, data.episode_id, task=data.task)
             return observation_json(observation, as_message, deduplicated=deduplicated)
         if isinstance(message, wire.StepMessage):
             observation = env.step(message.data)

@@ -34,7 +34,7 @@ from viewfinder.core import (
     tool_registry,
 )
 from viewfinder.server.desktop_task import DesktopTask, check_apps
-from viewfinder.server.errors import ServerError
+from viewfinder.server.errors import ServerError, TaskRejectedError
 from viewfinder.server.mcp_wire import (
     RESERVED_TOOL_NAMES,
     CallToolAction,
@@ -48,6 +48,7 @@ from viewfinder.server.mcp_wire import (
 )
 from viewfinder.server.settings import TOKEN_ENV
 from viewfinder.server.tasks.episode import TaskEpisode
+from viewfinder.server.tasks.recording import EpisodeRecording
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -115,6 +116,8 @@ class DesktopEnvironment:
         self._closed = False
         self._calling = False
         self._episode: TaskEpisode | None = None
+        self._recording: EpisodeRecording | None = None
+        self._scaling: Any = None
 
     @property
     def state(self) -> DesktopState:
@@ -137,6 +140,11 @@ class DesktopEnvironment:
         scored = task.task
         apps = scored.apps if scored is not None else task.apps or []
         check_apps(apps, self.settings.desktop.apps or [], self.settings.allow_any_app)
+        if task.record_to is not None and not self.settings.allow_any_app:
+            raise TaskRejectedError(
+                "record_to: a recording is written as the server's user; its operator can "
+                "allow it with --allow-any-app"
+            )
         size = (scored.size if scored is not None else None) or task.size
         size = size or (self.settings.display_width, self.settings.display_height)
         with self._lock:
@@ -173,6 +181,9 @@ class DesktopEnvironment:
             self._state = DesktopState(episode_id=task.episode_id or uuid.uuid4().hex)
             width, height = desktop.size
             scaling = Scaling.choose(width, height, task.target)
+            self._scaling = scaling if task.target is not None else None
+            if task.record_to is not None:
+                self._recording = EpisodeRecording(task.record_to, desktop, scored)
             metadata = {
                 "episode_id": self._state.episode_id,
                 "display": desktop.display_name,
@@ -181,6 +192,7 @@ class DesktopEnvironment:
                 "target": task.target,
                 "apps": apps,
                 "elements": elements,
+                "session": task.record_to,
             }
             if episode is None:
                 return {"observation": {"metadata": metadata}, "reward": None, "done": False}
@@ -214,6 +226,8 @@ class DesktopEnvironment:
             except ToolInputError as exc:
                 result, kind = ToolResult.error(str(exc)), ToolErrorType.INVALID_ARGS
             else:
+                if self._recording is not None:
+                    self._recording.before(name, arguments, self._scaling)
                 self._calling = True
                 try:
                     result = tool.call(arguments, self._context)
@@ -224,6 +238,8 @@ class DesktopEnvironment:
             self._state.step_count += 1
             # the checker runs here, in the server (or the session's actor), not in the sandbox
             scored = self._episode.score() if self._episode is not None else {}
+            if self._recording is not None and scored:
+                self._recording.scored(name, scored)
         error = ToolCallError(error_type=kind, message=result.text) if result.is_error else None
         # within the default client's limits, as every result handed to a model is
         fitted = fit_result(result)
@@ -275,8 +291,10 @@ class DesktopEnvironment:
         sandbox, self._sandbox = self._sandbox, None
         desktop, self._desktop = self._desktop, None
         episode, self._episode = self._episode, None
+        recording, self._recording = self._recording, None
         # each step goes on past a failure of the one before: nothing may be left running
         for what, close in (
+            ("recording", getattr(recording, "close", None)),
             ("tool resources", getattr(context, "close", None)),
             ("sandbox", getattr(sandbox, "close", None)),
             ("desktop", getattr(desktop, "close", None)),

@@ -55,6 +55,11 @@ class DesktopTask(BaseModel):
     - ``task``: a task that scores itself (docs/tasks.md): its apps, screen and files
       start the episode, its instruction comes back in the reset's metadata, and every
       step's observation carries its checker's ``reward`` and ``done``.
+    - ``record_to``: an absolute path of a new or empty folder on the server's machine
+      that receives the episode as a session folder the viewer opens (every ``computer``
+      action with the screen before it; with a task, its scores in ``task.json``). Only
+      on a server that allows any app (``--allow-any-app``): it writes as the server's
+      user.
     - ``seed`` (accepted, as OpenEnv's reset has it) and ``episode_id``.
     """
 
@@ -67,6 +72,14 @@ class DesktopTask(BaseModel):
     target: Literal["auto", "XGA", "WXGA", "FWXGA"] | tuple[Side, Side] | None = None
     elements: StrictBool | None = None
     task: Task | None = None
+    record_to: Annotated[StrictStr, Field(min_length=2, max_length=4096)] | None = None
+
+    @field_validator("record_to")
+    @classmethod
+    def _record_to(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith("/"):
+            raise ValueError(f"{value!r} must be an absolute path (a folder on the server)")
+        return value
 
     @field_validator("size", mode="before")
     @classmethod

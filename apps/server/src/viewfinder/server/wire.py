@@ -1,6 +1,6 @@
 """The OpenEnv wire protocol: request bodies, WebSocket messages and error payloads.
 
-HTTP: ``POST /reset`` takes ``{"seed"?, "episode_id"?}``; ``POST /step`` takes
+HTTP: ``POST /reset`` takes ``{"seed"?, "episode_id"?, "task"?}``; ``POST /step`` takes
 ``{"action": {...}, "timeout_s"?, "request_id"?}``; both answer
 ``{"observation": {...}, "reward": ..., "done": ...}``. WebSocket ``/ws``: the client
 sends ``{"type": "reset", "data": {...}}``, ``{"type": "step", "data": ACTION}``,
@@ -38,6 +38,7 @@ from viewfinder.codeenv import CodeAction
 from viewfinder.codeenv.models import MAX_TIMEOUT_S
 from viewfinder.server.desktop_task import DesktopTask
 from viewfinder.server.mcp_wire import ToolAction
+from viewfinder.server.tasks.model import Task
 
 #: OpenEnv's WebSocket error codes (``openenv.core.env_server.types.WSErrorCode``).
 INVALID_JSON = "INVALID_JSON"
@@ -73,6 +74,9 @@ class ResetRequest(BaseModel):
 
     seed: int | None = Field(default=None, ge=0)
     episode_id: str | None = Field(default=None, max_length=255)
+    #: A code task that scores itself (docs/tasks.md): its files are placed in the run's
+    #: home, and every step's observation carries its checker's reward and done.
+    task: Task | None = None
 
 
 class StepRequest(BaseModel):

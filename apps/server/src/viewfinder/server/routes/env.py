@@ -13,9 +13,11 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated, TypeVar
 
 from fastapi import APIRouter, Body, Request, Response
+from fastapi.responses import JSONResponse
 
 from viewfinder.codeenv.models import observation_json
 from viewfinder.server.deps import Registry
+from viewfinder.server.errors import TaskRejectedError
 from viewfinder.server.sessions import Session, SessionRegistry
 from viewfinder.server.wire import ResetRequest, StepRequest
 
@@ -34,12 +36,18 @@ async def reset(registry: Registry, request: OptionalReset, http: Request) -> Re
     """Start an episode and return its first observation."""
     async with registry.one_shot() as session:
         env = session.env
-        return await reply_json(
-            registry,
-            session,
-            http,
-            lambda: observation_json(env.reset(request.seed, request.episode_id)),
-        )
+        try:
+            return await reply_json(
+                registry,
+                session,
+                http,
+                lambda: observation_json(
+                    env.reset(request.seed, request.episode_id, task=request.task)
+                ),
+            )
+        except TaskRejectedError as exc:  # a task this server does not run
+            detail = [{"type": "task_rejected", "loc": ["body", "task"], "msg": str(exc)}]
+            return JSONResponse(status_code=422, content={"detail": detail})
 
 
 @router.post("/step")

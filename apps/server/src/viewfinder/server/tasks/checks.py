@@ -47,6 +47,9 @@ class TaskView:
     display_name: str
     #: The episode's desktop (:class:`viewfinder.desktop.Desktop`), for screenshots.
     desktop: Any = None
+    #: A code task's last run: ``stdout``, ``stderr``, ``exit_code`` and its last capture
+    #: (``screenshot``, base64 PNG), or None before the first run (and on a desktop).
+    run: dict[str, Any] | None = None
     _tree: Any = field(default=None, repr=False)
 
     def path(self, relative: str) -> Path:
@@ -54,10 +57,14 @@ class TaskView:
         return self.folder / model.relative_path(relative)
 
     def text(self, relative: str) -> str | None:
-        """A file's text, or None when it does not exist."""
+        """A file's text, or None when it does not exist (or is a link out of the folder:
+        what the episode's code wrote is read as the server's user)."""
+        path = self.path(relative)
         try:
-            return self.path(relative).read_text(encoding="utf-8", errors="replace")
-        except (FileNotFoundError, IsADirectoryError):
+            if not path.resolve().is_relative_to(self.folder.resolve()):
+                return None
+            return path.read_text(encoding="utf-8", errors="replace")
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             return None
 
     def elements(self) -> list[Any]:
@@ -98,10 +105,19 @@ class TaskView:
         return titles
 
     def screenshot(self, region: tuple[int, int, int, int]) -> Any:
-        """The screen's ``region`` as a PIL image."""
+        """The screen's ``region`` as a PIL image (a code task's: of its last run's last
+        capture, None when it captured nothing)."""
         from viewfinder.core import Region
 
         x, y, width, height = region
+        if self.desktop is None:  # a code task: its last run's last capture
+            from PIL import Image
+
+            shot = (self.run or {}).get("screenshot")
+            if not shot:
+                return None
+            image = Image.open(io.BytesIO(base64.b64decode(shot)))
+            return image.crop((x, y, x + width, y + height))
         shot = self.desktop.screenshot(Region(x=x, y=y, width=width, height=height))
         return shot.to_pil()
 
@@ -197,6 +213,8 @@ def _screen(check: model.ScreenCheck, view: TaskView) -> tuple[bool, str]:
     _, _, data = check.picture.partition("base64,")
     reference = Image.open(io.BytesIO(base64.b64decode(data)))
     seen = view.screenshot(check.region)
+    if seen is None:
+        return False, "the run captured no screenshot"
     distance = picture_distance(seen, reference)
     passed = distance <= check.max_distance
     return passed, f"region {list(check.region)} is {distance} bits from the picture"
@@ -232,6 +250,22 @@ def picture_distance(seen: Any, reference: Any) -> int:
     return shapes + colours
 
 
+def _output(check: model.OutputCheck, view: TaskView) -> tuple[bool, str]:
+    if view.run is None:
+        return False, "no code has run yet"
+    text = str(view.run.get(check.stream) or "")
+    code = view.run.get("exit_code")
+    if check.exit_code is not None and code != check.exit_code:
+        return False, f"the run exited with {code}, not {check.exit_code}"
+    if check.equals is not None and text != check.equals:
+        return False, f"{check.stream} is {text[:60]!r}, not {check.equals[:60]!r}"
+    if check.contains is not None and check.contains not in text:
+        return False, f"{check.stream} does not contain {check.contains!r}"
+    if check.matches is not None and re.search(check.matches, text, re.MULTILINE) is None:
+        return False, f"{check.stream} does not match {check.matches!r}"
+    return True, f"{check.stream} is as asked"
+
+
 def _python(path: str, view: TaskView) -> Outcome:
     try:
         function = import_path(path, "checker")
@@ -254,4 +288,5 @@ _PREDICATES = {
     "file": _file,
     "log": _log,
     "screen": _screen,
+    "output": _output,
 }

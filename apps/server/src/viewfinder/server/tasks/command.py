@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -58,7 +59,8 @@ def run(
         str,
         typer.Option(
             "--agent",
-            help="scripted (plays each task's solution), nothing, or module:function "
+            help="scripted (plays each task's solution), nothing, cache:PATH (replays a "
+            "cache file, or a folder of <task id>.json), or module:function "
             "(observation -> action or None).",
         ),
     ] = "scripted",
@@ -68,6 +70,17 @@ def run(
         Path | None, typer.Option("--output", help="Write the results as JSON here.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
+    sessions: Annotated[
+        Path | None,
+        typer.Option(
+            "--sessions",
+            help="Record every episode as a session folder (viewfinder view opens it) under "
+            "this folder [default: viewfinder-episodes/SUITE-TIME beside --output, or here].",
+        ),
+    ] = None,
+    record: Annotated[
+        bool, typer.Option("--record/--no-record", help="Record the episodes.")
+    ] = True,
 ) -> None:
     """Run every task's episode with an agent and print the results table."""
     from viewfinder.server.tasks.runner import load_agent, run_suite
@@ -75,13 +88,17 @@ def run(
     loaded = _load(suite)
     try:
         chosen = load_agent(agent)
-    except (ImportError, TypeError) as exc:
+    except (ImportError, TypeError, ValueError) as exc:
         typer.secho(f"error: --agent: {exc}", err=True, fg=typer.colors.RED)
         raise typer.Exit(2) from None
+    if record and sessions is None:
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+        base = output.parent if output is not None else Path.cwd()
+        sessions = base / "viewfinder-episodes" / f"{loaded.name}-{stamp}"
     with typer.progressbar(length=len(loaded.tasks), label="episodes", file=None) as bar:
         results = run_suite(
             loaded, chosen, parallel=parallel, provider=provider,
-            on_result=lambda _: bar.update(1),
+            on_result=lambda _: bar.update(1), sessions=sessions if record else None,
         )  # fmt: skip
     rows = [result.to_dict() for result in results]
     solved = sum(result.success for result in results)
@@ -91,6 +108,7 @@ def run(
         "solved": solved,
         "tasks": len(results),
         "mean_reward": round(sum(r.reward for r in results) / max(len(results), 1), 4),
+        "sessions": str(sessions) if record and sessions is not None else None,
         "results": rows,
     }
     if output is not None:
@@ -98,11 +116,18 @@ def run(
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
     else:
-        typer.echo(f"{'task':<28} {'ok':<3} {'reward':>6} {'steps':>5} {'seconds':>8}  reason")
+        typer.echo(
+            f"{'task':<28} {'ok':<3} {'reward':>6} {'steps':>5} {'seconds':>8}  "
+            f"{'session':<32} reason"
+        )
         for r in results:
             ok = "yes" if r.success else "no"
+            session = Path(r.session).name if r.session else "-"
             typer.echo(
-                f"{r.task:<28} {ok:<3} {r.reward:>6.2f} {r.steps:>5} {r.seconds:>8.2f}  {r.reason}"
+                f"{r.task:<28} {ok:<3} {r.reward:>6.2f} {r.steps:>5} {r.seconds:>8.2f}  "
+                f"{session:<32} {r.reason}"
             )
         typer.echo(f"{solved}/{len(results)} solved, mean reward {summary['mean_reward']}")
+        if summary["sessions"]:
+            typer.echo(f"sessions: {sessions} (open them with: viewfinder view {sessions})")
     raise typer.Exit(0)

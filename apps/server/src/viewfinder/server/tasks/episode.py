@@ -18,11 +18,13 @@ class TaskEpisode:
     """One episode of ``task``: the folder its files are placed in before its apps start
     (``{workdir}`` in an app's words), and the checker run after each step.
 
+    ``folder``: where the files go (a code task's run home, kept by its owner); by
+    default a folder of the episode's own, removed by :meth:`close`.
     ``trusted``: whether the task may name Python checkers (they run as the server's
     user: only tasks from its operator, or from clients trusted with ``--allow-any-app``).
     """
 
-    def __init__(self, task: model.Task, *, trusted: bool) -> None:
+    def __init__(self, task: model.Task, *, trusted: bool, folder: Path | None = None) -> None:
         if not trusted and "python" in _kinds(task):
             raise TaskRejectedError(
                 "task.check: a Python checker runs as the server's user; its operator can "
@@ -30,7 +32,8 @@ class TaskEpisode:
             )
         self.task = task
         self.steps = 0
-        self.folder = Path(tempfile.mkdtemp(prefix=f"viewfinder-task-{task.id}-"))
+        self._owns_folder = folder is None
+        self.folder = folder or Path(tempfile.mkdtemp(prefix=f"viewfinder-task-{task.id}-"))
         try:
             for relative, text in task.files.items():
                 path = self.folder / model.relative_path(relative)
@@ -70,12 +73,14 @@ class TaskEpisode:
         }
         return score["reward"], about
 
-    def score(self, *, count: bool = True) -> dict[str, Any]:
-        """After a step: ``reward``, ``done`` and the metadata that says why."""
+    def score(self, *, count: bool = True, run: dict[str, Any] | None = None) -> dict[str, Any]:
+        """After a step: ``reward``, ``done`` and the metadata that says why (``run``: a
+        code task's run, for its ``output`` and ``screen`` checks)."""
         if count:
             self.steps += 1
         assert self.view is not None
-        self.view = TaskView(self.view.folder, self.view.display_name, self.view.desktop)
+        run = run if run is not None else self.view.run
+        self.view = TaskView(self.view.folder, self.view.display_name, self.view.desktop, run)
         task = self.task
         try:
             outcome = evaluate(task.check, self.view, partial=task.partial)
@@ -107,8 +112,9 @@ class TaskEpisode:
         return self.last
 
     def close(self) -> None:
-        """Remove the episode's folder."""
-        shutil.rmtree(self.folder, ignore_errors=True)
+        """Remove the episode's folder (when it is the episode's own)."""
+        if self._owns_folder:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def _kinds(task: model.Task) -> set[str]:

@@ -105,6 +105,18 @@ class ScreenCheck(_Strict):
     max_distance: StrictInt = Field(default=6, ge=0, le=64)
 
 
+class OutputCheck(_Strict):
+    """What the last run of a code task printed: its ``stream`` (``stdout`` or
+    ``stderr``) ``equals``, ``contains`` or ``matches`` (a regular expression), and its
+    ``exit_code``."""
+
+    stream: Literal["stdout", "stderr"] = "stdout"
+    equals: StrictStr | None = None
+    contains: StrictStr | None = None
+    matches: StrictStr | None = None
+    exit_code: StrictInt | None = None
+
+
 class AllCheck(_Strict):
     all: list[Check] = Field(min_length=1)
 
@@ -137,6 +149,10 @@ class ScreenPredicate(_Strict):
     screen: ScreenCheck
 
 
+class OutputPredicate(_Strict):
+    output: OutputCheck
+
+
 class PythonCheck(_Strict):
     """``"package.module:function"``, called with the episode's view
     (:class:`~viewfinder.server.tasks.checks.TaskView`); returns a bool, a score from
@@ -145,7 +161,7 @@ class PythonCheck(_Strict):
     python: Annotated[StrictStr, Field(pattern=r"^[\w.]+:[\w.]+$")]
 
 
-KINDS = ("all", "any", "not", "element", "window", "file", "log", "screen", "python")
+KINDS = ("all", "any", "not", "element", "window", "file", "log", "screen", "output", "python")
 
 
 def _kind(value: Any) -> str | None:
@@ -166,6 +182,7 @@ Check = Annotated[
     | Annotated[FilePredicate, Tag("file")]
     | Annotated[LogPredicate, Tag("log")]
     | Annotated[ScreenPredicate, Tag("screen")]
+    | Annotated[OutputPredicate, Tag("output")]
     | Annotated[PythonCheck, Tag("python")],
     Discriminator(
         _kind,
@@ -181,6 +198,8 @@ class Task(_Strict):
     """One task: where it runs, what the agent is told, and how it is scored."""
 
     id: Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9][\w.-]{0,99}$")]
+    #: ``desktop`` (apps on a screen, tool calls) or ``code`` (Python on a display: its
+    #: files go to the run's home, ``output`` and ``screen`` read its runs).
     env: StrictStr = "desktop"
     instruction: Annotated[StrictStr, Field(min_length=1, max_length=10_000)]
     apps: list[list[StrictStr]] = Field(default_factory=list, max_length=8)
@@ -288,4 +307,6 @@ def _resolve(value: Any, folder: str, path: Path) -> Any:
     return value
 
 
-Kind = Literal["all", "any", "not", "element", "window", "file", "log", "screen", "python"]
+Kind = Literal[
+    "all", "any", "not", "element", "window", "file", "log", "screen", "output", "python"
+]

@@ -9,11 +9,13 @@ reason.
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from viewfinder.core.providers import import_path
@@ -37,15 +39,22 @@ class EpisodeResult:
     error: str | None = None
     #: The episode's folder (its files, its apps' logs), until the session's next reset.
     workdir: str | None = None
+    #: The episode's session folder (``viewfinder view`` opens it), when recorded.
+    session: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
 def load_agent(spec: str) -> Agent:
-    """A bundled agent by name (``scripted``, ``nothing``) or ``module:function``."""
+    """A bundled agent by name (``scripted``, ``nothing``), ``cache:PATH`` (replays a
+    cache file, :mod:`.cache_agent`) or ``module:function``."""
     if spec in BUNDLED:
         return BUNDLED[spec]
+    if spec.startswith("cache:"):
+        from viewfinder.server.tasks.cache_agent import CacheReplayAgent
+
+        return CacheReplayAgent(spec.removeprefix("cache:"))
     agent = import_path(spec, "agent")
     if not callable(agent):
         raise TypeError(f"agent {spec!r} is not callable")
@@ -60,8 +69,16 @@ def run_suite(
     provider: str = "local",
     provider_options: dict[str, Any] | None = None,
     on_result: Callable[[EpisodeResult], None] | None = None,
+    sessions: str | os.PathLike[str] | None = None,
 ) -> list[EpisodeResult]:
-    """Every task's episode with ``agent``, ``parallel`` at once; results in suite order."""
+    """Every task's episode with ``agent``, ``parallel`` at once; results in suite order.
+
+    ``sessions``: a folder that receives each episode as a session folder the viewer
+    opens, ``<NNN>-<task id>`` (complete once this returns: the last frames are written
+    as the sessions close)."""
+    folder = Path(sessions).resolve() if sessions is not None else None
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
     from viewfinder.server.pool import EnvPool
     from viewfinder.server.settings import ServerSettings
 
@@ -87,7 +104,8 @@ def run_suite(
                     index, task = todo.get_nowait()
                 except queue.Empty:
                     return
-                result = play(env, task, agent)
+                record_to = folder / f"{index:03d}-{task.id}" if folder is not None else None
+                result = play(env, task, agent, record_to=record_to)
                 with lock:
                     results[index] = result
                 if on_result is not None:
@@ -101,15 +119,17 @@ def run_suite(
     return [results[index] for index in sorted(results)]
 
 
-def play(env: Any, task: Task, agent: Agent) -> EpisodeResult:
-    """One episode of ``task`` on ``env`` (a desktop session) with ``agent``."""
+def play(env: Any, task: Task, agent: Agent, *, record_to: Path | None = None) -> EpisodeResult:
+    """One episode of ``task`` on ``env`` (a desktop session) with ``agent``; recorded
+    into the folder ``record_to`` when given."""
     from viewfinder.server.desktop_task import DesktopTask
     from viewfinder.server.mcp_wire import CallToolAction, step_payload
 
     started = time.monotonic()
     steps, last, first = 0, {}, {}
     try:
-        last = first = env.reset(DesktopTask(task=task))
+        record = str(record_to) if record_to is not None else None
+        last = first = env.reset(DesktopTask(task=task, record_to=record))
         data = task.model_dump(mode="json", by_alias=True)
         while not last.get("done") and steps < task.max_steps:
             action = agent(
@@ -124,6 +144,7 @@ def play(env: Any, task: Task, agent: Agent) -> EpisodeResult:
         return EpisodeResult(
             task.id, False, 0.0, steps, round(time.monotonic() - started, 3),
             f"the episode failed: {exc}", error=type(exc).__name__,
+            session=str(record_to) if record_to is not None and record_to.exists() else None,
         )  # fmt: skip
     metadata = last.get("observation", {}).get("metadata", {})
     workdir = first.get("observation", {}).get("metadata", {}).get("workdir")
@@ -137,4 +158,5 @@ def play(env: Any, task: Task, agent: Agent) -> EpisodeResult:
         reason=str(metadata.get("reason", "")),
         truncated=bool(metadata.get("truncated", False)),
         workdir=workdir,
+        session=str(record_to) if record_to is not None else None,
     )
