@@ -11,7 +11,7 @@ import typer
 
 from viewfinder.server.tasks.model import Suite, TaskFileError, load_tasks, task_schema
 
-app = typer.Typer(help="Tasks that score themselves: validate, list and run suites.")
+app = typer.Typer(help="Tasks that score themselves: validate, list and run suites with an agent.")
 
 SuitePath = Annotated[Path, typer.Argument(help="A task or suite file (.json or .toml).")]
 
