@@ -36,7 +36,7 @@ from viewfinder.ray.testing import (
 PROBE = EnvSpec("viewfinder.ray.testing:probe_env")
 #: The server's code env, by import path (this plugin does not import the server).
 CODE = EnvSpec(
-    "viewfinder.server.provided:code_env",
+    "viewfinder.server.code_served:code_env",
     {"config": CodeEnvConfig(width=320, height=240, timeout_s=30)},
     "viewfinder.server.provided:RESULTS",
 )

@@ -283,15 +283,18 @@ def _serve(desktop: DesktopOptions, http: HttpOptions | None) -> int:
 
 
 def _reap_leftovers() -> None:
-    """Stop what a server that died by SIGKILL left: its displays, its sandboxes' users."""
+    """Stop what a server that died by SIGKILL left: its displays, its sandboxes' users
+    and their session spaces."""
     from viewfinder.xvfb.server import reap_abandoned
 
     try:
         reap_abandoned()
         if os.geteuid() == 0:
             from viewfinder.codeenv.sandbox_users import shared_users
+            from viewfinder.codeenv.session_space import sweep_abandoned
 
             shared_users().reap_abandoned()
+            sweep_abandoned()  # the session spaces it left mounted
     except (OSError, ViewfinderError) as exc:
         logging.getLogger(__name__).warning("removing what an earlier server left failed: %s", exc)
 

@@ -32,10 +32,12 @@ def reap_leftovers() -> None:
     actor whose node went down) left on this machine: its displays and their folders,
     the processes and files of its sessions' user ids (daemons, homes)."""
     from viewfinder.codeenv.sandbox_users import shared_users
+    from viewfinder.codeenv.session_space import sweep_abandoned
     from viewfinder.xvfb.server import reap_abandoned
 
     displays = reap_abandoned()
     users = shared_users().reap_abandoned() if os.geteuid() == 0 else {}
+    sweep_abandoned()  # the session spaces (homes, temporary folders) it left mounted
     if displays or users:
         log.warning(
             "removed what an earlier server left: %d display(s), %d session user id(s) "

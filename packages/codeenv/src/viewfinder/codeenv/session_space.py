@@ -12,9 +12,9 @@ Layout: ``<root>/home`` (the home), ``<root>/tmp``, ``<root>/var-tmp``, ``<root>
 The root may be entered but not listed by others (0711); each place in it belongs to the
 session's user alone (0700), so no other user, another session included, can look in.
 
-A server killed before it removed its spaces leaves them mounted; the next space made on
-the machine unmounts and removes those whose server is gone (their folder names carry
-its pid).
+A server killed before it removed its spaces leaves them mounted; the next server to
+start (:func:`sweep_abandoned`) and the next space made on the machine unmount and
+remove those whose server is gone (their folder names carry its pid).
 """
 
 from __future__ import annotations
@@ -125,6 +125,12 @@ def _is_mount(path: Path) -> bool:
     with contextlib.suppress(OSError):
         return os.path.ismount(path)
     return False
+
+
+def sweep_abandoned(folder: Path | None = None) -> None:
+    """Unmount and remove the spaces in ``folder`` (default: the temporary folder) of
+    servers that are gone (killed before they could); a server calls it as it starts."""
+    _sweep(folder or Path(tempfile.gettempdir()))
 
 
 def _sweep(folder: Path) -> None:
