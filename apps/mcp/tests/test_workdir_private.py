@@ -29,11 +29,14 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def outside_tmp() -> Path:
-    """A folder of the checkout that sandboxes see as it is (not under /tmp, /var/tmp
-    or /dev/shm, of which each sandbox has its own)."""
-    parent = Path(os.path.realpath(ROOT / "build"))
-    assert not any(parent == top or top in parent.parents for top in SHARED_FOLDERS), parent
-    return parent
+    """A folder that sandboxes see as it is (not under /tmp, /var/tmp or /dev/shm, of
+    which each sandbox has its own): the checkout's build folder, or, for a checkout
+    under one of those, the user's cache folder."""
+    for candidate in (ROOT / "build", Path.home() / ".cache"):
+        parent = Path(os.path.realpath(candidate))
+        if not any(parent == top or top in parent.parents for top in SHARED_FOLDERS):
+            return parent
+    raise AssertionError(f"no folder outside {SHARED_FOLDERS} to put the workdir in")
 
 
 @pytest.fixture(scope="module")
