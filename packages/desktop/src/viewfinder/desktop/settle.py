@@ -94,9 +94,6 @@ RHYTHM_MOST = 0.25
 #: progress bar draws 15-60 frames a second, a caret blinks every 0.1-0.6 s and is
 #: quiet in between.
 RHYTHM_FRAME_S = 0.07
-#: After the app's second answer, how long its drawing (sent before the answer) may take
-#: to be reported.
-AFTER_ANSWER_S = 0.01
 #: While the app has not answered, changes and its answer are looked at in turn this often.
 PING_SLICE_S = 0.004
 _SECONDS = (
@@ -298,7 +295,7 @@ def settle(
         )
 
     if expect_change:
-        if not _first_change(changes, handled, first_by, options.grace, hold_until, clock, recheck):
+        if not _first_change(changes, handled, first_by, options.grace, hold_until, clock):
             if handled is None or handled.answered():
                 return report(settled=True)
             # The app has not handled the action yet: nothing it draws for it can be on
@@ -367,13 +364,9 @@ def _first_change(
     grace: float,
     hold_until: float,
     clock: Callable[[], float],
-    recheck: Callable[[], InputHandled | None] | None = None,
 ) -> bool:
     """Wait for the action's first change until ``until``; True when one came. Once the
-    app has answered the ping behind the action, only ``grace`` more (and the hold);
-    then, with ``recheck``, the app answers one more ping before nothing counts as no
-    change (a toolkit redraws when its queue is empty, after answering the first: on a
-    loaded machine that redraw came later than the grace)."""
+    app has answered the ping behind the action, only ``grace`` more (and the hold)."""
     if handled is None:
         return changes.wait(max(0.0, until - clock()))
     for _ in range(100_000):  # bounded: each turn waits PING_SLICE_S or returns
@@ -386,11 +379,5 @@ def _first_change(
             # Handled: what it draws for the action is on its way; grace covers the
             # app's idle redraw and the server's drawing.
             end = min(until, max(clock() + grace, hold_until))
-            if changes.wait(max(0.0, end - clock())):
-                return True
-            again = recheck() if recheck is not None else None
-            if again is None or not again.wait(max(0.0, until - clock())):
-                return False
-            # its drawing went to the server before its answer: a moment to hear of it
-            return changes.wait(min(AFTER_ANSWER_S, max(0.0, until - clock())))
+            return changes.wait(max(0.0, end - clock()))
     return changes.wait(max(0.0, until - clock()))
