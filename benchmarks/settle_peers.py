@@ -69,8 +69,8 @@ class Peers:
 
     def __init__(self, display: Display, work: Path) -> None:
         env = display.env()
-        (work / "xauth").touch()
-        env.update(XAUTHORITY=str(work / "xauth"), XDG_SESSION_TYPE="x11")
+        (work / "empty-xauthority").touch()
+        env.update(XAUTHORITY=str(work / "empty-xauthority"), XDG_SESSION_TYPE="x11")
         command = ["uv", "run", "--no-project"]
         for package in PEER_PACKAGES:
             command += ["--with", package]
