@@ -19,7 +19,7 @@ Coordinates are in the screenshots' pixels, as for the single tool.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,28 +35,12 @@ from viewfinder.desktop.actions import (
     validate_model,
 )
 from viewfinder.desktop.anthropic_actions import CLICKS, SCROLL_DIRECTIONS, takes
+from viewfinder.desktop.tools import ComputerAction
 
 Coordinate = tuple[int, int]
-#: Every member of the toolset, in the SDK's order (``BetaComputerMemberName``).
-MEMBERS: tuple[str, ...] = (
-    "key",
-    "hold_key",
-    "type",
-    "cursor_position",
-    "mouse_move",
-    "left_mouse_down",
-    "left_mouse_up",
-    "left_click",
-    "left_click_drag",
-    "right_click",
-    "middle_click",
-    "double_click",
-    "triple_click",
-    "scroll",
-    "wait",
-    "screenshot",
-    "zoom",
-)
+#: Every member of the toolset, in the SDK's order (``BetaComputerMemberName``): the
+#: computer tool's actions, one tool each.
+MEMBERS: tuple[str, ...] = get_args(ComputerAction)
 
 
 class _Member(BaseModel):
