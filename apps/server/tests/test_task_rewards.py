@@ -53,11 +53,12 @@ async def solved_unsolved_and_step_limited(
             CallToolAction(tool_name="computer", arguments={"action": "type", "text": "Ada"})
         )
         saved = await env.step(click(70, 220))
-        assert (saved.reward, saved.done) == (1.0, True)
+        log = Path(metadata["workdir"], "form.log")
+        about = (saved.observation.metadata.get("reason"), log.read_text().splitlines())
+        assert (saved.reward, saved.done) == (1.0, True), about
         assert saved.observation.metadata["ended"] == "solved"
         assert saved.observation.metadata["truncated"] is False
-        log = Path(metadata["workdir"], "form.log").read_text().splitlines()
-        assert log == ["click name", "click save", "saved Ada"]
+        assert log.read_text().splitlines() == ["click name", "click save", "saved Ada"]
 
         # two steps allowed, neither solves it: the second ends the episode, truncated
         await env.reset(task=task(max_steps=2))

@@ -24,7 +24,8 @@ def test_each_episode_is_a_session_the_viewers_catalog_reads(tmp_path: Path) -> 
         suite, load_agent("scripted"), parallel=2, sessions=sessions,
         on_result=lambda r: clicks.__setitem__(r.task, clicks_in(r.workdir or "")),
     )  # fmt: skip
-    assert [(r.task, r.reward) for r in results] == [("form-name", 1.0), ("form-red", 1.0)]
+    about = [(r.task, r.reward, r.reason, clicks.get(r.task)) for r in results]
+    assert [(r.task, r.reward) for r in results] == [("form-name", 1.0), ("form-red", 1.0)], about
     assert clicks == {"form-name": ["name", "save"], "form-red": ["red"]}
     assert [r.session for r in results] == [
         str(sessions / "000-form-name"), str(sessions / "001-form-red"),

@@ -3,6 +3,14 @@
 :func:`wait_for_window` waits until an app has a window on the screen: it asks the X
 server (the X-Resource extension) which process owns each mapped top-level window, so
 it tells one app's window from another's even when they start together.
+
+A window on the screen is not yet a window that takes input: toolkits map a top-level
+window first and its widgets when they handle the map (Tk's placer and packer map a
+window's children only once the window itself is mapped), then draw them. A click in
+between lands on the bare window. So once the window shows, the app is pinged
+(``_NET_WM_PING``) :data:`READY_PINGS` times, each ping sent after the last answer: an
+app answers a ping when its event loop gets to it, and the next one only after the
+work that loop scheduled for later (mapping and drawing widgets) is done.
 """
 
 from __future__ import annotations
@@ -26,9 +34,19 @@ from viewfinder.desktop.apps import (
 )
 from viewfinder.xvfb.connection import close_quietly, open_display, x_errors
 
+#: Pings an app answers in turn once its first window shows, before it counts as ready.
+READY_PINGS = 3
+
+#: An app that leaves a ping unanswered this long does not answer pings (some toolkits
+#: never do): its window counts as ready as it is.
+READY_PING_TIMEOUT_S = 1.0
+
 
 def wait_for_window(app: App, display: str, timeout: float = WINDOW_TIMEOUT_S) -> int:
     """Wait until ``app`` (or a process of its group) has a mapped window; return its id.
+
+    Once it shows, waits (within ``timeout`` too) until the app has handled its window's
+    mapping: see :func:`wait_until_ready`.
 
     Raises :class:`AppStartError` with the app's output when it (and every process of its
     group) exits first, and
@@ -42,6 +60,7 @@ def wait_for_window(app: App, display: str, timeout: float = WINDOW_TIMEOUT_S) -
             window = mapped_window_of_group(conn, app.pgid)
             if window is not None:
                 app.window = window
+                wait_until_ready(display, window, deadline)
                 return window
             # a launcher may exit once it started the real app, which stays in its group
             if not app.is_running() and not group_members(app.pgid):
@@ -63,6 +82,30 @@ def wait_for_window(app: App, display: str, timeout: float = WINDOW_TIMEOUT_S) -
             delay = min(delay * 2, 0.05)
     finally:
         close_quietly(conn)
+
+
+def wait_until_ready(display: str, window: int, deadline: float) -> bool:
+    """Ping the app of ``window`` :data:`READY_PINGS` times in turn (each after the last
+    was answered); True once all were answered, False when the app does not answer pings
+    (:data:`READY_PING_TIMEOUT_S`), the window went away, or the ``deadline``
+    (``time.monotonic()``) came first. Never raises for what the app does."""
+    from viewfinder.xvfb.app_pings import AppPings
+
+    try:
+        pings = AppPings(display)
+    except Exception:  # the display went away: the caller's next look says so
+        return False
+    try:
+        for _ in range(READY_PINGS):
+            number = pings.send(window)
+            left = min(deadline - time.monotonic(), READY_PING_TIMEOUT_S)
+            if number is None or left <= 0 or not pings.wait(number, left):
+                return False
+        return True
+    except (Xlib.error.XError, Xlib.error.ConnectionClosedError, OSError):
+        return False  # the window or the display went away meanwhile
+    finally:
+        pings.close()
 
 
 def mapped_window_of_group(conn: Xlib.display.Display, pgid: int) -> int | None:
