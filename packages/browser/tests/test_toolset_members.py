@@ -268,35 +268,6 @@ def test_back_forward_and_reload(browser: BrowserToolset, site: str) -> None:
     )
 
 
-def _read_until(browser: BrowserToolset, member: str, wanted: str) -> str:
-    """What ``member`` read, read again (up to 5 s) until ``wanted`` is in it."""
-    seen = ""
-    for _ in range(50):
-        seen += ok(browser, member) + "\n"
-        if wanted in seen:
-            break
-        ok(browser, "wait", duration=0.1)
-    return seen
-
-
-def test_console_and_network_entries_are_read_once(browser: BrowserToolset, site: str) -> None:
-    ok(browser, "navigate", url="reload")
-    console = _read_until(browser, "read_console", "data {")
-    assert '[log] data {"ok": true}' in console
-    network = _read_until(browser, "read_network", "/missing 404").splitlines()
-    assert any(line.startswith(f"GET {site}/data.json 200 ") for line in network)
-    assert any(line.startswith(f"GET {site}/missing 404 ") for line in network)
-    console += _read_until(browser, "read_console", "404")
-    assert "Failed to load resource" in console and "404" in console
-    ok(browser, "javascript_exec", text="console.error('boom', 42); 1")
-    assert ok(browser, "read_console") == "[error] boom 42"
-    assert ok(browser, "read_console").startswith("(no console entries")
-    ok(browser, "javascript_exec", text="fetch('/two').then(r => r.text())")
-    again = _read_until(browser, "read_network", "/two 200").splitlines()
-    assert any(line.startswith(f"GET {site}/two 200 text/html") for line in again)
-    assert ok(browser, "read_network").startswith("(no requests")
-
-
 def test_a_file_upload_sets_the_file_input(browser: BrowserToolset, tmp_path: Path) -> None:
     upload = tmp_path / "avatar.txt"
     upload.write_text("hello")

@@ -93,6 +93,9 @@ class _Request:
     method: str
     url: str
     started: float
+    #: the document that sent it (``loaderId``) and its frame
+    loader: str = ""
+    frame: str = ""
     status: int | None = None
     mime: str = ""
     ms: float | None = None
@@ -141,6 +144,7 @@ class Tab:
         on("Network.loadingFinished", self._finished)
         on("Network.loadingFailed", self._failed)
         on("Page.javascriptDialogOpening", self._dialog)
+        on("Page.frameNavigated", self._navigated)
         for domain in ("Runtime", "Log", "Network"):
             await self.session.call(f"{domain}.enable", timeout=self._timeout)
         frames = await self.session.call("Page.getFrameTree", timeout=self._timeout)
@@ -178,7 +182,11 @@ class Tab:
     def _request(self, params: dict[str, Any]) -> None:
         request = params.get("request", {})
         self.network[params["requestId"]] = _Request(
-            request.get("method", "GET"), request.get("url", ""), time.monotonic()
+            request.get("method", "GET"),
+            request.get("url", ""),
+            time.monotonic(),
+            loader=params.get("loaderId", ""),
+            frame=params.get("frameId", ""),
         )
         while len(self.network) > MAX_NETWORK_ENTRIES:
             self.network.popitem(last=False)
@@ -200,6 +208,17 @@ class Tab:
         if entry is not None:
             entry.failed = "canceled" if params.get("canceled") else params.get("errorText", "")
             entry.ms = (time.monotonic() - entry.started) * 1000
+
+    def _navigated(self, params: dict[str, Any]) -> None:
+        # A new document in the main frame: what the one before it still waited for
+        # ends with it, though Chromium does not always say so (no loadingFailed).
+        frame = params.get("frame", {})
+        if frame.get("parentId") or frame.get("id") != self.main_frame:
+            return
+        for entry in self.network.values():
+            left = entry.frame == self.main_frame and entry.loader != frame.get("loaderId")
+            if left and entry.status is None and entry.failed is None:
+                entry.failed = "its page was left"
 
     def take_console(self) -> list[str]:
         """The console lines since the last take, and forget them."""
