@@ -111,8 +111,8 @@ def main() -> None:
         f"`uv run python benchmarks/page_elements.py --repeat {args.repeat}`: round-robin in "
         f"one run, {os.cpu_count()} cores shared. A page of {dom} DOM elements (rows of a "
         "link, a button, a field and a text) on loopback; each side its own headless system "
-        "Chromium. viewfinder: `CdpElementSource.read()` (accessibility tree and one layout "
-        "snapshot, boxes clipped) then `snapshot_text`; Playwright "
+        "Chromium. viewfinder: `CdpElementSource.read()` (one script in an isolated world: "
+        "roles, names, states and boxes; boxes clipped) then `snapshot_text`; Playwright "
         "(`.venv-playwright`, PyPI): `page.locator('body').aria_snapshot()`.",
         "",
         "| read | median ms | p90 ms | elements / characters |",

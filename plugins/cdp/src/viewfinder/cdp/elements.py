@@ -1,16 +1,17 @@
-"""The ``cdp`` element source: a page's accessibility tree, with boxes on its pixels.
+"""The ``cdp`` element source: a page's elements, with boxes on its pixels.
 
 Per read, for the page and for each out-of-process iframe (its own target, attached
-with ``Target.setAutoAttach``): ``Accessibility.getFullAXTree`` for each of its frames
-(roles, names, values, states) and one ``DOMSnapshot.captureSnapshot`` (the layout box
-of every node of every document it draws), joined on the backend DOM node id. Boxes
-are clipped to what clips them (:mod:`viewfinder.cdp.page_layout`) and given in
+with ``Target.setAutoAttach``): one script in each of its frames, run in an isolated
+world (:mod:`viewfinder.cdp.page_script`), computes every rendered element's role,
+name, value and states from the DOM with the ARIA rules and measures its boxes.
+Boxes are clipped to what clips them (:mod:`viewfinder.cdp.page_layout`) and given in
 CSS pixels of the page's viewport (the pixels of the backend's screenshots and
 input). Where the browser shows the page on a screen (a Chromium that is not
 headless, on a viewfinder display) they are screen pixels instead: the window's
 place, the height of the browser's bars, the device scale factor and the browser's
 zoom are applied (``ElementTree.coordinates`` says which). A ref is bound to its
-node (frame id and backend node id), so rows inserted above it leave it in place.
+node (the node object's id in the reading world), so rows inserted above it leave
+it in place.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from typing import Any
 from viewfinder.cdp.backend import CdpBackend
 from viewfinder.cdp.connection import DEFAULT_CALL_TIMEOUT, CDPConnection
 from viewfinder.cdp.errors import CDPError
-from viewfinder.cdp.page_layout import STYLES, Rect, read_boxes
+from viewfinder.cdp.page_layout import Rect, frame_boxes
+from viewfinder.cdp.page_script import read_frame
 from viewfinder.cdp.page_tree import frame_tree
 from viewfinder.cdp.session import CDPSession
 from viewfinder.core.backend import Availability
@@ -119,70 +121,93 @@ class CdpElementSource(ElementSource):
         ``origin`` and clipped to ``clip``), its iframes' trees inside it."""
         connection, sid = session.connection, session.session_id
         await self._frames.watch(connection, sid, self.timeout)
-        snapshot = await session.call(
-            "DOMSnapshot.captureSnapshot",
-            {"computedStyles": STYLES, "includeDOMRects": True},
-            timeout=self.timeout,
-        )
-        laid = read_boxes(snapshot, view.factor, clip or (0, 0, 0, 0), origin)
-        if clip is None:  # an iframe that is not drawn: its elements have no boxes
-            for document in laid.documents:
-                document.boxes = {}
-        # the accessibility tree of each frame this target draws, all asked at once
-        frames = [d for d in laid.documents if d.frame_id]
+        tree = await session.call("Page.getFrameTree", timeout=self.timeout)
+        remote = self._frames.children(sid)
+        # this target's own frames, parents first; out-of-process ones are read below
+        local = [frame for frame in _frames(tree["frameTree"]) if frame[0] not in remote]
         answers = await asyncio.gather(
-            *(
-                session.call(
-                    "Accessibility.getFullAXTree",
-                    {"frameId": document.frame_id},
-                    timeout=self.timeout,
-                )
-                for document in frames
-            ),
+            *(read_frame(session, frame_id, self.timeout) for frame_id, _ in local),
             return_exceptions=True,
         )
-        inside: dict[int, dict[int, list[ElementNode]]] = {}
-        for target_id, child_sid in list(self._frames.children(sid).items()):
-            owner = await _frame_owner(session, target_id, self.timeout)
-            place = laid.frames.get(owner) if owner is not None else None
-            child = CDPSession(connection, child_sid, target_id)
-            try:
-                nodes = await self._target(
-                    child,
-                    view,
-                    place.origin if place else (0.0, 0.0),
-                    place.clip if place else None,
-                    found,
-                )
-            except CDPError as exc:
-                found.left_out.append(f"an out-of-process iframe ({exc})")
-                continue
-            if owner is None:
-                found.left_out.append("an out-of-process iframe whose element was not found")
-                continue
-            holder = place.document if place is not None else 0
-            inside.setdefault(holder, {}).setdefault(owner, []).extend(nodes)
-        trees: dict[int, list[ElementNode]] = {}
-        indexes = {id(document): index for index, document in enumerate(laid.documents)}
-        for document, answer in reversed(list(zip(frames, answers, strict=True))):
-            index = indexes[id(document)]
+        reads: dict[str, tuple[dict[str, Any], dict[str, int]]] = {}
+        for (frame_id, url), answer in zip(local, answers, strict=True):
             if isinstance(answer, BaseException):
                 if not isinstance(answer, CDPError):
                     raise answer
-                found.left_out.append(f"the frame at {document.url or '?'} ({answer})")
+                found.left_out.append(f"the frame at {url or '?'} ({answer})")
+            else:
+                reads[frame_id] = answer
+                if answer[0].get("unchecked"):
+                    found.left_out.append(
+                        f"what {answer[0]['unchecked']} custom elements of the frame at "
+                        f"{url or '?'} may hold in closed shadow roots (the next reads ask)"
+                    )
+        # frame id -> where it is drawn, and the frame and iframe node holding it
+        places: dict[str, _Place] = {local[0][0]: _Place(origin, clip)} if local else {}
+        boxes: dict[str, dict[int, Rect | None]] = {}
+        for frame_id, _ in local:
+            place = places.get(frame_id)
+            if frame_id not in reads or place is None:
+                continue  # its iframe is not rendered, or its parent was not read
+            read, shown = reads[frame_id]
+            boxes[frame_id], iframes = frame_boxes(read, view.factor, place.clip, place.origin)
+            for shown_frame, owner in shown.items():
+                at = iframes.get(owner)
+                places[shown_frame] = _Place(
+                    at.origin if at else (0.0, 0.0), at.clip if at else None, frame_id, owner
+                )
+        inside: dict[str, dict[int, list[ElementNode]]] = {}
+        for target_id, child_sid in list(remote.items()):
+            place = places.get(target_id)
+            if place is None or place.holder is None:
+                found.left_out.append("an out-of-process iframe whose element is not shown")
+                continue
+            frame_session = CDPSession(connection, child_sid, target_id)
+            try:
+                nodes = await self._target(frame_session, view, place.origin, place.clip, found)
+            except CDPError as exc:
+                found.left_out.append(f"an out-of-process iframe ({exc})")
+                continue
+            inside.setdefault(place.holder, {}).setdefault(place.owner, []).extend(nodes)
+        trees: dict[str, list[ElementNode]] = {}
+        for frame_id, _ in reversed(local):  # children first: they go inside their iframe
+            if frame_id not in boxes:
                 continue
             nodes = frame_tree(
-                answer.get("nodes", []),
-                document.frame_id,
-                document.boxes,
+                reads[frame_id][0],
+                frame_id,
+                boxes[frame_id],
                 view.region,
-                inside.get(index, {}),
+                inside.get(frame_id, {}),
             )
-            if document.parent is None or document.owner is None:
-                trees[index] = nodes
+            place = places[frame_id]
+            if place.holder is None:
+                trees[frame_id] = nodes
             else:
-                inside.setdefault(document.parent, {}).setdefault(document.owner, []).extend(nodes)
-        return trees.get(0, [])
+                inside.setdefault(place.holder, {}).setdefault(place.owner, []).extend(nodes)
+        return trees.get(local[0][0], []) if local else []
+
+
+@dataclass
+class _Place:
+    """Where a frame is drawn, and the frame and iframe node (id) that show it."""
+
+    origin: tuple[float, float]
+    clip: Rect | None
+    holder: str | None = None
+    owner: int = 0
+
+
+def _frames(tree: dict[str, Any]) -> list[tuple[str, str]]:
+    """Each frame's id and URL, parents first (``Page.getFrameTree``)."""
+    found: list[tuple[str, str]] = []
+    stack = [tree]
+    while stack and len(found) < 10_000:
+        node = stack.pop()
+        frame = node.get("frame", {})
+        found.append((str(frame.get("id", "")), str(frame.get("url", ""))))
+        stack.extend(reversed(node.get("childFrames", [])))
+    return found
 
 
 @dataclass
@@ -277,12 +302,3 @@ class _OutOfProcessFrames:
             session_id=session_id,
             timeout=timeout,
         )
-
-
-async def _frame_owner(session: CDPSession, frame_id: str, timeout: float) -> int | None:
-    try:
-        owner = await session.call("DOM.getFrameOwner", {"frameId": frame_id}, timeout=timeout)
-    except CDPError:
-        return None
-    backend_id = owner.get("backendNodeId")
-    return backend_id if isinstance(backend_id, int) else None

@@ -1,12 +1,13 @@
-"""Where a page's elements are drawn: their boxes from one ``DOMSnapshot.captureSnapshot``.
+"""Where a page's elements are drawn: their boxes, clipped.
 
-The snapshot's layout bounds are device pixels of each document (CSS pixels times the
-device scale factor and the browser's zoom, as the layout viewport's size in
-``Page.getLayoutMetrics`` against its CSS size says). A box is moved into the top
-page's viewport (minus each document's scroll offset, plus the place of each iframe's
-content) and clipped to every ancestor that clips its overflow (``hidden``, ``auto``,
-``scroll``, ``clip``: what a scrolling list or a fixed-height panel hides), to each
-iframe it is in and to the viewport. What is wholly clipped has no box.
+A frame's read (:mod:`viewfinder.cdp.page_script`) gives each node's border box and
+padding box in CSS pixels of the frame's viewport; here they are turned into device
+pixels of the top viewport (times the device scale factor and the browser's zoom, as
+the layout viewport's size in ``Page.getLayoutMetrics`` against its CSS size says),
+moved by the place of each iframe's content, and clipped to every ancestor that
+clips its overflow (``hidden``, ``auto``, ``scroll``, ``clip``: what a scrolling list
+or a fixed-height panel hides), to each iframe it is in and to the viewport. What is
+wholly clipped has no box.
 
 Which ancestors clip follows CSS's containing blocks: an absolutely positioned element
 escapes the clips of ancestors below its nearest positioned ancestor, a fixed one every
@@ -15,11 +16,9 @@ clip but the viewport's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-#: The computed styles the snapshot is asked for, in this order.
-STYLES = ["overflow-x", "overflow-y", "position"]
 #: Overflow values that clip what is drawn outside the padding box.
 _CLIPPING = {"hidden", "auto", "scroll", "clip", "overlay"}
 #: Their overflow is the viewport's (CSS propagates it), which clips anyway.
@@ -51,65 +50,35 @@ class FramePlace:
     document: int = 0
 
 
-@dataclass
-class DocumentBoxes:
-    """The boxes of one document of a snapshot, by backend DOM node id."""
+def frame_boxes(
+    read: dict[str, Any], factor: float, clip: Rect | None, origin: tuple[float, float]
+) -> tuple[dict[int, Rect | None], dict[int, FramePlace]]:
+    """The visible box of every node of one frame's read (None: wholly clipped), by
+    node id, and where each iframe element of it places its content, by its node id.
 
-    frame_id: str
-    url: str
-    boxes: dict[int, Rect | None] = field(default_factory=dict)
-    #: the iframe element (backend id, in the parent document) that shows this one
-    owner: int | None = None
-    #: the index of the parent document in the snapshot
-    parent: int | None = None
-
-
-@dataclass
-class SnapshotBoxes:
-    """Every document of a snapshot, and where each iframe element places its content."""
-
-    documents: list[DocumentBoxes]
-    frames: dict[int, FramePlace]
-
-
-def read_boxes(
-    snapshot: dict[str, Any], factor: float, viewport: Rect, origin: tuple[float, float] = (0, 0)
-) -> SnapshotBoxes:
-    """The visible box of every laid-out node of ``snapshot`` (None: wholly clipped).
-
-    ``factor``: device pixels per CSS pixel (for the snapshot's client rects, which are
-    CSS pixels). ``viewport``: the clip of the top document; ``origin``: where the top
-    document's (0, 0) is drawn, both in device pixels of the top viewport.
+    ``read``: what :data:`viewfinder.cdp.page_script.SCRIPT` answers (each node's
+    parent, name, border box and padding box in CSS pixels of the frame's viewport,
+    overflow and position). ``factor``: device pixels per CSS pixel. ``clip``: the
+    rectangle the frame is drawn in (None: not drawn) and ``origin``: where its
+    viewport's (0, 0) is, both in device pixels of the top viewport.
     """
-    strings: list[str] = snapshot.get("strings", [])
-    documents = snapshot.get("documents") or []
-    result = SnapshotBoxes(
-        documents=[
-            DocumentBoxes(frame_id=_string(strings, d.get("frameId")), url="") for d in documents
-        ],
-        frames={},
-    )
-    if not documents:
-        return result
-    # a document is placed by the iframe that shows it: parents come first in the list
-    places: dict[int, tuple[tuple[float, float], Rect | None, int | None, int | None]] = {
-        0: (origin, viewport, None, None)
+    count = len(read["parents"])
+    document = {
+        "nodes": {
+            "parentIndex": read["parents"],
+            "backendNodeId": read["ids"],
+            "nodeName": read["names"],
+        },
+        "layout": {
+            "nodeIndex": range(count),
+            "bounds": read["bounds"],
+            "styles": read["styles"],
+            "clientRects": read["clients"],
+        },
     }
-    for index, document in enumerate(documents):
-        place = places.get(index)
-        boxes = result.documents[index]
-        boxes.url = _string(strings, document.get("documentURL"))
-        if place is None:
-            continue  # a document no iframe of this snapshot shows: left without boxes
-        doc_origin, clip, boxes.owner, boxes.parent = place
-        for owner, child, frame_place in _document(
-            document, strings, factor, doc_origin, clip, boxes.boxes
-        ):
-            frame_place.document = index
-            result.frames[owner] = frame_place
-            if child is not None:
-                places[child] = (frame_place.origin, frame_place.clip, owner, index)
-    return result
+    boxes: dict[int, Rect | None] = {}
+    frames = _document(document, read["strings"], factor, origin, clip, boxes, scale=factor)
+    return boxes, {owner: place for owner, _, place in frames}
 
 
 def _document(
@@ -119,15 +88,22 @@ def _document(
     origin: tuple[float, float],
     clip: Rect | None,
     boxes: dict[int, Rect | None],
+    scale: float = 1.0,
 ) -> list[tuple[int, int | None, FramePlace]]:
     """Fill ``boxes`` for one document; return its iframes (backend id, the index of
-    their document in the snapshot if it holds it, where their content goes)."""
+    their document in the snapshot if it holds it, where their content goes).
+    ``scale``: device pixels per unit of the bounds (1: a layout snapshot's)."""
     nodes = document["nodes"]
     parents: list[int] = nodes.get("parentIndex", [])
     backend_ids: list[int] = nodes.get("backendNodeId", [])
     names: list[int] = nodes.get("nodeName", [])
     layout = document.get("layout", {})
-    laid: dict[int, int] = {node: k for k, node in enumerate(layout.get("nodeIndex", []))}
+    node_index = layout.get("nodeIndex", [])
+    laid: dict[int, int] = (
+        {node: node for node in node_index}
+        if isinstance(node_index, range)
+        else {node: k for k, node in enumerate(node_index)}
+    )
     bounds = layout.get("bounds", [])
     styles = layout.get("styles", [])
     client_rects = layout.get("clientRects", [])
@@ -157,6 +133,8 @@ def _document(
         own = incoming
         if k is not None:
             x, y, width, height = bounds[k]
+            if scale != 1.0:
+                x, y, width, height = x * scale, y * scale, width * scale, height * scale
             rect = (x + shift_x, y + shift_y, x + shift_x + width, y + shift_y + height)
             backend_id = backend_ids[node]
             boxes[backend_id] = intersect(rect, incoming) if incoming is not None else None

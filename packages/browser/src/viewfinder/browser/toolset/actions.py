@@ -10,6 +10,8 @@ is done and the result says what is there instead.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 
 from viewfinder.browser.toolset.errors import MemberError
@@ -18,16 +20,16 @@ from viewfinder.browser.toolset.page_text import element_line
 from viewfinder.browser.toolset.tab import Tab, source_ref, toolset_ref
 from viewfinder.cdp import CDPError, CDPSession
 from viewfinder.cdp.page_input import modifier_mask
+from viewfinder.cdp.page_script import resolve_node, split_key
 from viewfinder.core import ActionError, Point
 from viewfinder.core.element import Element
 
 _CONTAINS = "function(hit) { return this === hit || this.contains(hit); }"
 
 
-def node_id(key: str) -> tuple[str, int]:
-    """A ref's key (``"<frame id>/<backend node id>"``) as its frame and backend id."""
-    frame, _, backend = key.rpartition("/")
-    return frame, int(backend)
+def frame_of(key: str) -> str:
+    """The frame a ref's key (``"<frame id>/<epoch>/<node id>"``) names."""
+    return split_key(key)[0]
 
 
 def node_session(tab: Tab, frame: str) -> CDPSession:
@@ -59,13 +61,28 @@ async def element(tab: Tab, ref: str, field: str) -> tuple[Element, str]:
     return found, key
 
 
+@contextlib.asynccontextmanager
+async def node_object(tab: Tab, key: str) -> AsyncIterator[tuple[CDPSession, str, int]]:
+    """The node ``key`` names as a remote object in the world that read it: its frame's
+    session, the object's id and the world's execution context id (released after)."""
+    session = node_session(tab, frame_of(key))
+    found = await resolve_node(session, key, tab.timeout)
+    if found is None:
+        raise MemberError(
+            None, "the element is no longer on the page (it navigated or re-rendered); "
+            "read_page or find again",
+        )  # fmt: skip
+    object_id, context = found
+    try:
+        yield session, object_id, context
+    finally:
+        with contextlib.suppress(CDPError):  # the page may have gone meanwhile
+            await session.call("Runtime.releaseObject", {"objectId": object_id})
+
+
 async def call_on(tab: Tab, key: str, function: str, *args: Any) -> Any:
     """Call JavaScript ``function`` with ``this`` the node ``key`` names; its value."""
-    frame, backend = node_id(key)
-    session = node_session(tab, frame)
-    resolved = await session.call("DOM.resolveNode", {"backendNodeId": backend})
-    object_id = resolved["object"]["objectId"]
-    try:
+    async with node_object(tab, key) as (session, object_id, _):
         answer = await session.call(
             "Runtime.callFunctionOn",
             {
@@ -75,8 +92,6 @@ async def call_on(tab: Tab, key: str, function: str, *args: Any) -> Any:
                 "returnByValue": True,
             },
         )
-    finally:
-        await session.call("Runtime.releaseObject", {"objectId": object_id})
     if "exceptionDetails" in answer:
         details = answer["exceptionDetails"]
         raise MemberError(None, (details.get("exception") or {}).get("description") or "failed")
@@ -84,8 +99,8 @@ async def call_on(tab: Tab, key: str, function: str, *args: Any) -> Any:
 
 
 async def scroll_into_view(tab: Tab, key: str) -> None:
-    frame, backend = node_id(key)
-    await node_session(tab, frame).call("DOM.scrollIntoViewIfNeeded", {"backendNodeId": backend})
+    async with node_object(tab, key) as (session, object_id, _):
+        await session.call("DOM.scrollIntoViewIfNeeded", {"objectId": object_id})
 
 
 async def ref_point(tab: Tab, target: RefTarget, field: str = "target.ref") -> tuple[Point, str]:
@@ -112,8 +127,7 @@ def _inside(found: Element, size: tuple[float, float]) -> bool:
 
 async def _check_hit(tab: Tab, key: str, at: Point, found: Element) -> None:
     """Raise unless the node at ``at`` is the element ``key`` names or inside it."""
-    frame, _ = node_id(key)
-    if node_session(tab, frame) is not tab.session:
+    if node_session(tab, frame_of(key)) is not tab.session:
         return  # an out-of-process iframe: the hit is its frame's element, checked there
     # the point in document coordinates: what the hit test takes
     left, top = await tab.session.scroll_offset()
@@ -132,49 +146,41 @@ async def _check_hit(tab: Tab, key: str, at: Point, found: Element) -> None:
     hit_id = hit.get("backendNodeId")
     if hit_id is None:
         raise MemberError("target.ref", f"nothing is at ({at.x}, {at.y}); nothing was done")
-    resolved = await tab.session.call("DOM.resolveNode", {"backendNodeId": hit_id})
-    hit_object = resolved["object"]["objectId"]
-    try:
-        inside = await call_on_object(tab, key, _CONTAINS, hit_object)
-        if inside:
-            return
-        what = await tab.session.call(
-            "Runtime.callFunctionOn",
-            {
-                "objectId": hit_object,
-                "functionDeclaration": "function() { const e = this.nodeType === 1 ? this :"
-                " this.parentElement; return e ? e.outerHTML.slice(0, 120) : '?'; }",
-                "returnByValue": True,
-            },
+    async with node_object(tab, key) as (session, own, context):
+        # the hit in the same world as the element, so one can be handed to the other
+        resolved = await session.call(
+            "DOM.resolveNode", {"backendNodeId": hit_id, "executionContextId": context}
         )
-    finally:
-        await tab.session.call("Runtime.releaseObject", {"objectId": hit_object})
+        hit_object = resolved["object"]["objectId"]
+        try:
+            inside = await session.call(
+                "Runtime.callFunctionOn",
+                {
+                    "objectId": own,
+                    "functionDeclaration": _CONTAINS,
+                    "arguments": [{"objectId": hit_object}],
+                    "returnByValue": True,
+                },
+            )
+            if inside.get("result", {}).get("value"):
+                return
+            what = await session.call(
+                "Runtime.callFunctionOn",
+                {
+                    "objectId": hit_object,
+                    "functionDeclaration": "function() { const e = this.nodeType === 1 ? this :"
+                    " this.parentElement; return e ? e.outerHTML.slice(0, 120) : '?'; }",
+                    "returnByValue": True,
+                },
+            )
+        finally:
+            await session.call("Runtime.releaseObject", {"objectId": hit_object})
     covering = what.get("result", {}).get("value", "?")
     raise MemberError(
         "target.ref",
         f"{toolset_ref(found.ref)} ({element_line(found)}) is covered at ({at.x}, {at.y}) "
         f"by {covering}; nothing was done",
     )
-
-
-async def call_on_object(tab: Tab, key: str, function: str, object_id: str) -> Any:
-    """Like :func:`call_on`, with one remote object (by id) as the argument."""
-    _, backend = node_id(key)
-    resolved = await tab.session.call("DOM.resolveNode", {"backendNodeId": backend})
-    own = resolved["object"]["objectId"]
-    try:
-        answer = await tab.session.call(
-            "Runtime.callFunctionOn",
-            {
-                "objectId": own,
-                "functionDeclaration": function,
-                "arguments": [{"objectId": object_id}],
-                "returnByValue": True,
-            },
-        )
-    finally:
-        await tab.session.call("Runtime.releaseObject", {"objectId": own})
-    return answer.get("result", {}).get("value")
 
 
 async def viewport(tab: Tab) -> tuple[float, float]:

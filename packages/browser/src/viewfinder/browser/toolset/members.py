@@ -182,10 +182,8 @@ async def file_upload(ts: BrowserToolset, tab: Tab, inp: FileUploadInput) -> str
         raise MemberError(
             "target.ref", f"{inp.target.ref} ({element_line(found)}) is not a file input"
         )
-    frame, backend = actions.node_id(key)
-    await actions.node_session(tab, frame).call(
-        "DOM.setFileInputFiles", {"files": files, "backendNodeId": backend}
-    )
+    async with actions.node_object(tab, key) as (session, object_id, _):
+        await session.call("DOM.setFileInputFiles", {"files": files, "objectId": object_id})
     names = ", ".join(path.rsplit("/", 1)[-1] for path in files)
     return f"{inp.target.ref} ({element_line(found)}) holds {names}"
 

@@ -130,6 +130,11 @@ class Tab:
         self._timeout = timeout
 
     @property
+    def timeout(self) -> float:
+        """The longest one call to the page may take, in seconds."""
+        return self._timeout
+
+    @property
     def target_id(self) -> str:
         return self.session.target_id
 
