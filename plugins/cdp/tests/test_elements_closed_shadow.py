@@ -12,7 +12,7 @@ import pytest
 
 from viewfinder.cdp.elements import CdpElementSource
 from viewfinder.cdp.launcher import ChromiumProcess
-from viewfinder.cdp.page_script import MAX_HOSTS_CHECKED
+from viewfinder.cdp.page_nodes import MAX_HOSTS_CHECKED
 from viewfinder.cdp.testing import serve_pages
 from viewfinder.core import Event, EventKind
 

@@ -20,7 +20,7 @@ from viewfinder.browser.toolset.page_text import element_line
 from viewfinder.browser.toolset.tab import Tab, source_ref, toolset_ref
 from viewfinder.cdp import CDPError, CDPSession
 from viewfinder.cdp.page_input import modifier_mask
-from viewfinder.cdp.page_script import resolve_node, split_key
+from viewfinder.cdp.page_nodes import resolve_node, split_key
 from viewfinder.core import ActionError, Point
 from viewfinder.core.element import Element
 
