@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 from PIL import Image
-from pydantic import ValidationError
 
 from viewfinder.core import (
     BackendOptionError,
@@ -303,17 +302,3 @@ def test_the_snapshot_leaves_out_values_that_say_nothing_new() -> None:
         'e2 push button "Go" @0,0 50x20',
         'e3 text "Search" ="a b" @0,0 50x20',
     ]
-
-
-def test_built_elements_are_typed_whichever_way_a_source_hands_its_fields() -> None:
-    # a source's own types go in as they are; others are validated (and converted)
-    typed = ElementNode(role="push button", name="OK", states=frozenset({"focused"}),
-                        box=Region(x=1, y=2, width=3, height=4))  # fmt: skip
-    loose = ElementNode(role="push button", name="OK", states={"focused"})  # type: ignore[arg-type]
-    [first, second] = RefTable().build([typed, loose])
-    assert first.states == second.states == frozenset({"focused"})
-    assert isinstance(second.states, frozenset)
-    assert first.box == Region(x=1, y=2, width=3, height=4)
-    assert first == Element.model_validate(first.model_dump())
-    with pytest.raises(ValidationError):
-        RefTable().build([ElementNode(role="x", states=frozenset({1}))])  # type: ignore[arg-type]

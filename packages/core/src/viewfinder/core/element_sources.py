@@ -128,27 +128,19 @@ class RefTable:
             index = seen[(node.role, node.name)] = seen.get((node.role, node.name), -1) + 1
             path = (*above, (node.role, node.name, index))
             ref = self.ref_for(("key", node.key) if node.key is not None else path)
-            fields: dict[str, Any] = {
-                "ref": ref,
-                "role": neutralised(node.role, MAX_ROLE_CHARS),
-                "name": neutralised(node.name, MAX_NAME_CHARS),
-                "value": None if node.value is None else neutralised(node.value, MAX_VALUE_CHARS),
-                "states": node.states,
-                "box": node.box,
-                "parent": parent,
-                "pid": node.pid,
-                "children": self._build(node.children, path, ref),
-            }
-            # every field is of its type already (the strings are neutralised's, the
-            # children built here): a read of thousands of elements skips validating
-            # each again; a source that hands other types gets them validated
-            typed = (
-                type(node.states) is frozenset
-                and all(type(state) is str for state in node.states)
-                and (node.box is None or type(node.box) is Region)
-                and (node.pid is None or type(node.pid) is int)
+            built.append(
+                Element(
+                    ref=ref,
+                    role=neutralised(node.role, MAX_ROLE_CHARS),
+                    name=neutralised(node.name, MAX_NAME_CHARS),
+                    value=None if node.value is None else neutralised(node.value, MAX_VALUE_CHARS),
+                    states=node.states,
+                    box=node.box,
+                    parent=parent,
+                    pid=node.pid,
+                    children=self._build(node.children, path, ref),
+                )
             )
-            built.append(Element.model_construct(**fields) if typed else Element(**fields))
         return tuple(built)
 
 
