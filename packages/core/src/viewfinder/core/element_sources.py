@@ -13,10 +13,13 @@ stay the same for the same elements::
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import logging
 import os
+import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, cast
 
@@ -91,6 +94,35 @@ MAX_VALUE_CHARS = 4000
 RefKey = tuple[str, str] | tuple[tuple[str, str, int], ...]
 
 
+_paused = 0
+_paused_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector off for the block (on again when the last block of any
+    thread ends). A read makes tens of thousands of objects and no cycles; the
+    collector, triggered by their count, walked every live object again and again: a
+    third of a 5,000-element page's read. What the block leaves is collected after."""
+    global _paused
+    with _paused_lock:
+        _paused += 1
+        if _paused == 1:
+            was_enabled = gc.isenabled()
+            gc.disable()
+            _paused_state.append(was_enabled)
+    try:
+        yield
+    finally:
+        with _paused_lock:
+            _paused -= 1
+            if _paused == 0 and _paused_state.pop():
+                gc.enable()
+
+
+_paused_state: list[bool] = []
+
+
 class RefTable:
     """Refs ``e1``, ``e2``, ... handed out once per element, for one session.
 
@@ -104,6 +136,7 @@ class RefTable:
 
     def __init__(self) -> None:
         self._refs: dict[RefKey, str] = {}
+        self._roles: dict[str, str] = {}  # each role as neutralised() shows it
 
     def ref_for(self, key: RefKey) -> str:
         ref = self._refs.get(key)
@@ -124,21 +157,29 @@ class RefTable:
     ) -> tuple[Element, ...]:
         seen: dict[tuple[str, str], int] = {}
         built = []
+        refs, roles = self._refs, self._roles
         for node in nodes:
-            index = seen[(node.role, node.name)] = seen.get((node.role, node.name), -1) + 1
-            path = (*above, (node.role, node.name, index))
-            ref = self.ref_for(("key", node.key) if node.key is not None else path)
+            role, name = node.role, node.name
+            index = seen[(role, name)] = seen.get((role, name), -1) + 1
+            path = (*above, (role, name, index))
+            key: RefKey = ("key", node.key) if node.key is not None else path
+            ref = refs.get(key)
+            if ref is None:
+                ref = refs[key] = f"e{len(refs) + 1}"
+            shown_role = roles.get(role)
+            if shown_role is None:  # a source names a few roles, over and over
+                shown_role = roles[role] = neutralised(role, MAX_ROLE_CHARS)
             built.append(
                 Element(
                     ref=ref,
-                    role=neutralised(node.role, MAX_ROLE_CHARS),
-                    name=neutralised(node.name, MAX_NAME_CHARS),
+                    role=shown_role,
+                    name=neutralised(name, MAX_NAME_CHARS) if name else "",
                     value=None if node.value is None else neutralised(node.value, MAX_VALUE_CHARS),
                     states=node.states,
                     box=node.box,
                     parent=parent,
                     pid=node.pid,
-                    children=self._build(node.children, path, ref),
+                    children=self._build(node.children, path, ref) if node.children else (),
                 )
             )
         return tuple(built)
@@ -170,17 +211,18 @@ class ElementSource(ABC):
 
     def read(self) -> ElementTree:
         """What is on the screen now, as a tree of elements with session-stable refs."""
-        found = self._read()
-        if self.clips_boxes:
-            from viewfinder.core.element_clipping import clip_boxes
+        with collector_paused():
+            found = self._read()
+            if self.clips_boxes:
+                from viewfinder.core.element_clipping import clip_boxes
 
-            clip_boxes(found.roots)
-        return ElementTree(
-            source=self.name,
-            roots=self._refs.build(found.roots),
-            reason=found.reason,
-            coordinates=found.coordinates,
-        )
+                clip_boxes(found.roots)
+            return ElementTree(
+                source=self.name,
+                roots=self._refs.build(found.roots),
+                reason=found.reason,
+                coordinates=found.coordinates,
+            )
 
     @abstractmethod
     def _read(self) -> ElementRead:

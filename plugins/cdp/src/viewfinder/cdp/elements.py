@@ -91,7 +91,16 @@ class CdpElementSource(ElementSource):
 
     async def _aread(self) -> ElementRead:
         session = await self.backend._ensure_started()
-        placement = await session.evaluate(_PLACEMENT, timeout=self.timeout)
+
+        async def measure() -> tuple[Any, dict[str, Any]]:
+            # both asked at once: a read's round trips add up
+            placement, metrics = await asyncio.gather(
+                session.evaluate(_PLACEMENT, timeout=self.timeout),
+                session.call("Page.getLayoutMetrics", timeout=self.timeout),
+            )
+            return placement, metrics
+
+        placement, metrics = await measure()
         on_screen = not placement[0] if self.screen is None else self.screen
         if on_screen and not self._fills_window and session.owns_target:
             # The page was opened with an emulated viewport size, drawn at the corner of
@@ -99,8 +108,7 @@ class CdpElementSource(ElementSource):
             # window's bars to be measured.
             await session.call("Emulation.clearDeviceMetricsOverride", timeout=self.timeout)
             self._fills_window = True
-            placement = await session.evaluate(_PLACEMENT, timeout=self.timeout)
-        metrics = await session.call("Page.getLayoutMetrics", timeout=self.timeout)
+            placement, metrics = await measure()
         view = _View(metrics, placement, on_screen)
         found = _Found()
         roots = await self._target(session, view, (0.0, 0.0), view.viewport, found)

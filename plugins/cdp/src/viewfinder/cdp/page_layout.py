@@ -46,8 +46,6 @@ class FramePlace:
 
     origin: tuple[float, float]
     clip: Rect | None
-    #: the index in the snapshot of the document holding the iframe element
-    document: int = 0
 
 
 def frame_boxes(
@@ -58,60 +56,26 @@ def frame_boxes(
 
     ``read``: what :data:`viewfinder.cdp.page_script.SCRIPT` answers (each node's
     parent, name, border box and padding box in CSS pixels of the frame's viewport,
-    overflow and position). ``factor``: device pixels per CSS pixel. ``clip``: the
-    rectangle the frame is drawn in (None: not drawn) and ``origin``: where its
-    viewport's (0, 0) is, both in device pixels of the top viewport.
+    and its overflow and position as one string ``"<x> <y> <position>"``). ``factor``:
+    device pixels per CSS pixel. ``clip``: the rectangle the frame is drawn in (None:
+    not drawn) and ``origin``: where its viewport's (0, 0) is, both in device pixels
+    of the top viewport.
     """
-    count = len(read["parents"])
-    document = {
-        "nodes": {
-            "parentIndex": read["parents"],
-            "backendNodeId": read["ids"],
-            "nodeName": read["names"],
-        },
-        "layout": {
-            "nodeIndex": range(count),
-            "bounds": read["bounds"],
-            "styles": read["styles"],
-            "clientRects": read["clients"],
-        },
-    }
+    strings: list[str] = read["strings"]
+    parents: list[int] = read["parents"]
+    ids: list[int] = read["ids"]
+    names: list[int] = read["names"]
+    bounds: list[list[float]] = read["bounds"]
+    styles: list[int] = read["styles"]
+    client_rects: list[list[float]] = read["clients"]
+    # a page has a few styles: each is split once (overflow x, overflow y, position)
+    split: dict[int, tuple[bool, bool, str]] = {}
+    for at in set(styles):
+        words = [*_string(strings, at).split(), "visible", "visible", "static"][:3]
+        split[at] = (words[0] in _CLIPPING, words[1] in _CLIPPING, words[2])
+    shift_x, shift_y = origin
     boxes: dict[int, Rect | None] = {}
-    frames = _document(document, read["strings"], factor, origin, clip, boxes, scale=factor)
-    return boxes, {owner: place for owner, _, place in frames}
-
-
-def _document(
-    document: dict[str, Any],
-    strings: list[str],
-    factor: float,
-    origin: tuple[float, float],
-    clip: Rect | None,
-    boxes: dict[int, Rect | None],
-    scale: float = 1.0,
-) -> list[tuple[int, int | None, FramePlace]]:
-    """Fill ``boxes`` for one document; return its iframes (backend id, the index of
-    their document in the snapshot if it holds it, where their content goes).
-    ``scale``: device pixels per unit of the bounds (1: a layout snapshot's)."""
-    nodes = document["nodes"]
-    parents: list[int] = nodes.get("parentIndex", [])
-    backend_ids: list[int] = nodes.get("backendNodeId", [])
-    names: list[int] = nodes.get("nodeName", [])
-    layout = document.get("layout", {})
-    node_index = layout.get("nodeIndex", [])
-    laid: dict[int, int] = (
-        {node: node for node in node_index}
-        if isinstance(node_index, range)
-        else {node: k for k, node in enumerate(node_index)}
-    )
-    bounds = layout.get("bounds", [])
-    styles = layout.get("styles", [])
-    client_rects = layout.get("clientRects", [])
-    content = nodes.get("contentDocumentIndex", {})
-    content_of = dict(zip(content.get("index", []), content.get("value", []), strict=False))
-    shift_x = origin[0] - document.get("scrollOffsetX", 0)
-    shift_y = origin[1] - document.get("scrollOffsetY", 0)
-    frames: list[tuple[int, int | None, FramePlace]] = []
+    frames: dict[int, FramePlace] = {}
     count = len(parents)
     # the clip for content in normal flow, and for absolutely positioned descendants
     flow: list[Rect | None] = [None] * count
@@ -121,9 +85,7 @@ def _document(
         known = 0 <= parent < node
         flow_in = flow[parent] if known else clip
         contain_in = contain[parent] if known else clip
-        k = laid.get(node)
-        style = [_string(strings, s) for s in styles[k]] if k is not None and styles else []
-        position = style[2] if len(style) > 2 else "static"
+        clips_x, clips_y, position = split.get(styles[node], (False, False, "static"))
         if position == "fixed":
             incoming = clip
         elif position == "absolute":
@@ -131,17 +93,16 @@ def _document(
         else:
             incoming = flow_in
         own = incoming
-        if k is not None:
-            x, y, width, height = bounds[k]
-            if scale != 1.0:
-                x, y, width, height = x * scale, y * scale, width * scale, height * scale
-            rect = (x + shift_x, y + shift_y, x + shift_x + width, y + shift_y + height)
-            backend_id = backend_ids[node]
-            boxes[backend_id] = intersect(rect, incoming) if incoming is not None else None
-            inner = _padding_box(rect, client_rects[k] if k < len(client_rects) else [], factor)
-            name = _string(strings, names[node]) if node < len(names) else ""
-            clips_x = len(style) > 0 and style[0] in _CLIPPING
-            clips_y = len(style) > 1 and style[1] in _CLIPPING
+        x, y, width, height = bounds[node]
+        if factor != 1.0:
+            x, y, width, height = x * factor, y * factor, width * factor, height * factor
+        rect = (x + shift_x, y + shift_y, x + shift_x + width, y + shift_y + height)
+        node_id = ids[node]
+        boxes[node_id] = intersect(rect, incoming) if incoming is not None else None
+        client = client_rects[node]
+        if client:  # only what clips or shows a frame sends its padding box
+            inner = _padding_box(rect, client, factor)
+            name = _string(strings, names[node])
             if (clips_x or clips_y) and name not in _VIEWPORT_OWNERS and own is not None:
                 own = intersect(
                     own,
@@ -154,11 +115,10 @@ def _document(
                 )
             if name in FRAME_OWNERS:
                 frame_clip = intersect(inner, incoming) if incoming is not None else None
-                place = FramePlace(origin=(inner[0], inner[1]), clip=frame_clip)
-                frames.append((backend_id, content_of.get(node), place))
+                frames[node_id] = FramePlace(origin=(inner[0], inner[1]), clip=frame_clip)
         flow[node] = own
         contain[node] = own if position != "static" else contain_in
-    return frames
+    return boxes, frames
 
 
 def _padding_box(rect: Rect, client: list[float], factor: float) -> Rect:

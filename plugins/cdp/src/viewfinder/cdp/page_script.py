@@ -98,7 +98,7 @@ function implicitRole(el, tag) {
   if (tag === "BODY" || tag === "HTML") return "";
   const up = el.parentElement;
   if (el.isContentEditable && !(up && up.isContentEditable)) return "generic";
-  return el.hasAttribute("tabindex") || named(el) ? "generic" : "";
+  return el.hasAttributes() && (el.hasAttribute("tabindex") || named(el)) ? "generic" : "";
 }
 const scoped = (el) => el.parentElement && el.parentElement.closest(LANDMARK_SCOPES);
 const chosen = (select) => (select.selectedOptions[0] ? select.selectedOptions[0].text : "");
@@ -140,7 +140,8 @@ function labelled(el) {
   }).filter(Boolean).join(" ");
 }
 function nameOf(el, tag, role) {
-  let name = labelled(el) || (el.getAttribute("aria-label") || "").trim();
+  const attributes = el.hasAttributes();  // most elements have none: no lookups then
+  let name = attributes ? labelled(el) || (el.getAttribute("aria-label") || "").trim() : "";
   if (name) return name;
   if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") {
     const type = el.type;
@@ -168,7 +169,9 @@ function nameOf(el, tag, role) {
     name = title ? title.textContent.trim() : "";
   }
   if (!name && CONTENT_NAMED.has(role)) name = squash(contentText(el, 0)).trim();
-  if (!name) name = (el.getAttribute("title") || el.getAttribute("placeholder") || "").trim();
+  if (!name && attributes) {
+    name = (el.getAttribute("title") || el.getAttribute("placeholder") || "").trim();
+  }
   return name;
 }
 function valueOf(el, tag, role) {
@@ -186,14 +189,23 @@ function valueOf(el, tag, role) {
   return null;
 }
 const FOCUSABLE = new Set(["A", "BUTTON", "INPUT", "SELECT", "TEXTAREA", "SUMMARY", "IFRAME"]);
+// what :disabled can match: form controls, fieldsets, form-associated custom elements
+const DISABLEABLE = new Set(["BUTTON", "INPUT", "SELECT", "TEXTAREA", "OPTGROUP", "OPTION",
+  "FIELDSET"]);
+const NO_ATTRIBUTE = () => null;
 function statesOf(el, tag, role) {
   const states = [];
-  const aria = (name) => el.getAttribute(name);
-  const disabled = (el.matches && el.matches(":disabled")) || aria("aria-disabled") === "true";
-  const focusable = el.hasAttribute("tabindex") || (FOCUSABLE.has(tag) && el.tabIndex >= 0);
+  // most elements have no attributes: then none of the aria-* lookups is made
+  const attributes = el.hasAttributes();
+  const aria = attributes ? (name) => el.getAttribute(name) : NO_ATTRIBUTE;
+  const canDisable = DISABLEABLE.has(tag) || tag.includes("-");
+  const disabled = (canDisable && el.matches(":disabled")) || aria("aria-disabled") === "true";
+  const editable = el.isContentEditable;
+  const focusable = (attributes && el.hasAttribute("tabindex"))
+    || (FOCUSABLE.has(tag) && el.tabIndex >= 0);
   if (disabled) states.push("disabled");
-  else if (focusable || el.isContentEditable) states.push("focusable");
-  if (el === document.activeElement && document.hasFocus()) states.push("focused");
+  else if (focusable || editable) states.push("focusable");
+  if (el === focused) states.push("focused");
   const checked = aria("aria-checked");
   const ticked = el.checked === true || el.indeterminate === true;
   if (ticked || checked === "true" || checked === "mixed") states.push("checked");
@@ -208,15 +220,17 @@ function statesOf(el, tag, role) {
   if (aria("aria-invalid") === "true") states.push("invalid");
   const many = el.multiple === true || aria("aria-multiselectable") === "true";
   if (many) states.push("multiselectable");
-  if (role === "textbox" || role === "searchbox" || role === "spinbutton" || el.isContentEditable) {
+  if (role === "textbox" || role === "searchbox" || role === "spinbutton" || editable) {
     states.push("editable");
-    if (tag !== "DIV" && tag !== "SPAN" && !el.isContentEditable) states.push("settable");
+    if (tag !== "DIV" && tag !== "SPAN" && !editable) states.push("settable");
   } else if (role === "slider") states.push("settable");
   if (tag === "TEXTAREA" || aria("aria-multiline") === "true") states.push("multiline");
   const modal = tag === "DIALOG" && el.matches(":modal");
   if (aria("aria-modal") === "true" || modal) states.push("modal");
   return states.join(",");
 }
+// the element with the keyboard focus, when the page has it (one lookup per read)
+const focused = document.hasFocus() ? document.activeElement : null;
 
 const strings = [], index = new Map();
 const str = (s) => {
@@ -226,14 +240,16 @@ const str = (s) => {
 };
 const parents = [], ids = [], names = [], bounds = [], styles = [], clients = [], elements = [];
 const range = document.createRange();
-const plain = [str("visible"), str("visible"), str("static")];
+const plain = str("visible visible static");
 function add(node, parent, name, box, style, client) {
   parents.push(parent); ids.push(idOf(node)); names.push(str(name));
   bounds.push(box); styles.push(style); clients.push(client);
   return parents.length - 1;
 }
 function element(at, parent, role, name, value, states) {
-  elements.push([at, parent, role, name.length > 4000 ? name.slice(0, 4000) : name, value, states]);
+  // roles and states are few: sent once each, in strings
+  elements.push([at, parent, str(role), name.length > 4000 ? name.slice(0, 4000) : name, value,
+    str(states)]);
   return elements.length - 1;
 }
 function walk(node, parent, holder, depth, shown) {
@@ -256,16 +272,19 @@ function visit(node, parent, holder, depth, shown) {
   const el = node, tag = el.tagName;
   if (tag === "SCRIPT" || tag === "STYLE" || tag === "TEMPLATE" || tag === "HEAD") return;
   const style = getComputedStyle(el);
-  if (style.display === "none" || el.getAttribute("aria-hidden") === "true") return;
+  const attributes = el.hasAttributes();
+  if (style.display === "none" || (attributes && el.getAttribute("aria-hidden") === "true")) {
+    return;
+  }
   const r = el.getBoundingClientRect();
   const ox = style.overflowX, oy = style.overflowY;
   // the padding box only where it is used: what clips its overflow, what shows a frame
   const clips = ox !== "visible" || oy !== "visible" || tag === "IFRAME" || tag === "FRAME";
   const at = add(el, parent, tag, [r.left, r.top, r.width, r.height],
-    [str(ox), str(oy), str(style.position)],
+    str(ox + " " + oy + " " + style.position),
     clips ? [el.clientLeft, el.clientTop, el.clientWidth, el.clientHeight] : []);
   const visible = style.visibility === "visible";
-  let role = (el.getAttribute("role") || "").trim().split(/\s+/)[0].toLowerCase();
+  let role = attributes ? (el.getAttribute("role") || "").trim().split(/\s+/)[0].toLowerCase() : "";
   if (role === "img") role = "image";
   if (role === "none" || role === "presentation") role = "";
   else if (!role) role = implicitRole(el, tag);

@@ -37,9 +37,11 @@ def frame_tree(
     made: list[ElementNode] = []
     roots: list[ElementNode] = []
     states_of: dict[str, frozenset[str]] = {}
-    for at, parent, role, name, value, states in read["elements"]:
+    strings: list[str] = read["strings"]
+    for at, parent, role_at, name, value, states_at in read["elements"]:
         node_id = ids[at]
         rect = boxes.get(node_id)
+        role, states = strings[role_at], strings[states_at]
         flags = states_of.get(states)
         if flags is None:
             flags = states_of[states] = frozenset(states.split(",")) if states else frozenset()
