@@ -4,11 +4,12 @@ Run with ``Runtime.evaluate`` in the frame's own isolated world
 (``Page.createIsolatedWorld``, one per frame and name, kept while its document lives):
 page scripts share the DOM but not this world's JavaScript objects, so a page cannot
 patch what it calls (``getBoundingClientRect``, ``getComputedStyle``, ``WeakMap``) or
-read and change what it keeps. It walks the document (light DOM and open shadow roots,
-skipping what is not rendered: ``display: none``, ``aria-hidden``) and answers, as
-one JSON string, what :func:`viewfinder.cdp.page_layout.read_boxes` reads from a
-layout snapshot (each node's parent, name, border box and padding box in CSS pixels
-of the frame's viewport, overflow and position) plus each element's role, name,
+read and change what it keeps. It walks the document (light DOM, open shadow roots and
+the closed ones :mod:`viewfinder.cdp.page_nodes` handed it, skipping what is not
+rendered: ``display: none``, ``aria-hidden``) and answers, as one JSON string, what
+:func:`viewfinder.cdp.page_layout.frame_boxes` clips (each node's parent, name, border
+box and padding box in CSS pixels of the frame's viewport, overflow and position;
+repeated strings sent once, by index) plus each element's role, name,
 value and states, computed from the DOM with the ARIA rules (explicit ``role``, else
 the element's implicit role; ``aria-labelledby``, ``aria-label``, labels, ``alt``,
 ``title``, then the contents for roles named by their contents).
