@@ -246,3 +246,43 @@ def test_the_memory_of_late_changes_is_bounded_and_fades() -> None:
     assert memory.hold(options) == 0.0
     memory.record(0.4)
     assert memory.hold(SettleOptions(adapt=False)) == 0.0
+
+
+class _SpinnerThenPanel(ScreenChanges):
+    """A spinner's frame every 30 ms for 1 s, then a panel's new colour, then nothing;
+    on a clock the test moves."""
+
+    method = "test"
+
+    def __init__(self, clock: list[float]) -> None:
+        super().__init__()
+        self.clock = clock
+        self.frames = [0.03 * n for n in range(1, 34)] + [1.02]
+
+    def mark(self) -> Damage:
+        return Damage()
+
+    def wait(self, timeout: float) -> bool:
+        due = [at for at in self.frames if at > self.clock[0]]
+        if due and due[0] <= self.clock[0] + timeout:
+            self.clock[0] = due[0]
+            return True
+        self.clock[0] += max(timeout, 0.0)
+        return False
+
+
+def test_a_big_change_after_patience_is_not_reported_as_small() -> None:
+    """The spinner's frames are small and go on past patience; the panel that follows is
+    big: the report says the screen changed, not that only a small change came."""
+    clock = [0.0]
+
+    def measure() -> int:
+        return 100_000 if clock[0] >= 1.02 else 300  # the panel, else one arc
+
+    report = settle(
+        _SpinnerThenPanel(clock), SettleOptions(), started=0.0, measure=measure,
+        clock=lambda: clock[0],
+    )  # fmt: skip
+    assert (report.changed, report.settled, report.changes) == (True, True, 34)
+    assert report.small is False
+    assert 1.02 < report.waited_s < 2.0

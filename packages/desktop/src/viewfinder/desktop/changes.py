@@ -179,6 +179,8 @@ class DamageChanges(ScreenChanges):
                 if remaining <= 0:
                     conn.sync()  # notices the server sent before now are read, not missed
                     return self._drain(self.damage)
+                if conn.pending_events():
+                    continue  # a round trip in _drain read more into Xlib's queue
                 select.select([conn.fileno()], [], [], remaining)
 
     @contextlib.contextmanager

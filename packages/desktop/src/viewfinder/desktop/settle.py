@@ -342,6 +342,10 @@ def settle(
                     continue
             now = clock()
         if now >= end or now >= deadline:
+            if not big and measure is not None and now < deadline:
+                # a big change after patience (a spinner's result) is still the
+                # action's: measured once here, so the report does not call it small
+                big = measure() >= options.small_change
             return report(settled=now - changed_at >= quiet)
 
 

@@ -80,6 +80,12 @@ class AppPings:
             if self._answered >= number or (window is not None and self._gone(window)):
                 self._windows.pop(number, None)
                 return True
+            # _gone's round trip may have read the answer off the socket into Xlib's
+            # queue, where select() cannot see it: look there before waiting
+            self._drain()
+            if self._answered >= number:
+                self._windows.pop(number, None)
+                return True
             left = deadline - time.monotonic()
             if left <= 0:
                 return False
