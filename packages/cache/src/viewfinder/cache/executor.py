@@ -26,7 +26,7 @@ from viewfinder.cache.actions import (
 )
 from viewfinder.cache.checks import LiveScreen, StepCheck, VisualChecker
 from viewfinder.cache.errors import CacheError
-from viewfinder.cache.heal import Heal, Healer, names_a_target, shifted
+from viewfinder.cache.heal import Heal, Healer, shifted
 from viewfinder.cache.models import CacheFile, ToolUseBlock
 from viewfinder.cache.parameters import check_parameters, substitute
 from viewfinder.cache.preflight import check_steps_can_run, check_writable
@@ -272,15 +272,9 @@ class _Run:
         return None
 
     def _refusal(self, block: ToolUseBlock, event: Event) -> str | None:
-        """Why the step must not act where ``event`` points (the recorded element is not
-        what a pointer there reaches now); None when it may, or when nothing can tell."""
-        anchor = block.visual_element
-        point = event.start_position or event.position
-        if anchor is None or point is None or not names_a_target(anchor):
-            return None
         try:
-            return self.targets.refusal(anchor, point)
-        except ViewfinderError as exc:  # the X server went away: acting is no safer
+            return self.targets.step_refusal(block, event.start_position or event.position)
+        except Exception as exc:  # the X server went away (any of Xlib's errors too)
             return f"where it would act could not be checked: {exc}"
 
     def _refused(self, index: int, action: str, reason: str, heal: Heal | None) -> ReplayResult:

@@ -54,6 +54,7 @@ CACHE_ONLY_BLOCK_FIELDS = (
     "visual_point",
     "visual_mask",
     "visual_element",
+    "visual_window",
 )
 #: ``metadata.visual_validation.method`` values; ``none`` records that hashing was off.
 VISUAL_METHODS = ("phash", "ahash", "dhash", "whash", "none")
@@ -236,6 +237,12 @@ class ToolUseBlock(BaseModel):
     #: a replay finds it again where the screen changed (docs/cache.md, healing)
     visual_element: ElementAnchor | None = Field(
         default=None, exclude_if=lambda value: value is None
+    )
+    #: the application whose window was in front at the step's point when it was
+    #: recorded (X's ``WM_CLASS``, ``"tk_form/Tk"``): a replay acts there only when the
+    #: same application's window is in front again (docs/cache.md, the one check)
+    visual_window: str | None = Field(
+        default=None, max_length=200, exclude_if=lambda value: value is None
     )
 
     @model_serializer(mode="wrap")

@@ -261,12 +261,13 @@ def build_from_trajectory(
 
 def _computer_block(number: int, event: Event) -> ToolUseBlock:
     # the element under the pointer (when the recording read one) lets a replay find the
-    # target again where it moved
+    # target again where it moved; the application in front there, that it is still hers
     return ToolUseBlock(
         id=f"toolu_vf_{number:04d}",
         name="computer",
         input=event.to_computer_use(),
         visual_element=event.element,
+        visual_window=event.window,
     )
 
 

@@ -8,8 +8,14 @@ element under the point has the recorded role, name and path
 place passes the picture check (its hash is within the threshold) and is refused here;
 so is a healed point that another application's window covers.
 
+A step recorded with the application in front at its point (``visual_window``, the
+window's ``WM_CLASS``; no tree needed, so a Tk app's steps have it too) acts only when
+that application's window is in front there again: a look-alike of another program
+lying where the recorded window was is refused, however alike its pixels.
+
 Where the display has no tree for the recorded application (it exposes none now, or
-the replay runs on a page), nothing here can tell: the step goes by its picture alone.
+the replay runs on a page), the element check cannot tell: the step goes by its
+picture (and its window) alone.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from viewfinder.cache.heal import names_a_target
+from viewfinder.cache.models import ToolUseBlock
 from viewfinder.core.element import ElementAnchor, ElementTree
 from viewfinder.core.errors import ViewfinderError
 from viewfinder.core.geometry import Point
@@ -65,11 +73,49 @@ class LiveTargets:
             return None
         from viewfinder.xvfb.top_window import anchor_refusal
 
+        return anchor_refusal(self._connection(), tree, anchor, point.x, point.y)
+
+    def step_refusal(self, block: ToolUseBlock, point: Point | None) -> str | None:
+        """Why replayed step ``block`` must not act at ``point`` now: another
+        application's window is in front there (:meth:`window_refusal`), or the recorded
+        element is not what a pointer there reaches (:meth:`refusal`). None when it may,
+        or when nothing can tell. Raises ViewfinderError when the X server went away."""
+        if point is None:
+            return None
+        if block.visual_window is not None:
+            refused = self.window_refusal(block.visual_window, point)
+            if refused is not None:
+                return refused
+        anchor = block.visual_element
+        if anchor is None or not names_a_target(anchor):
+            return None
+        return self.refusal(anchor, point)
+
+    def window_refusal(self, application: str, point: Point) -> str | None:
+        """Why a step recorded on ``application``'s window (its ``WM_CLASS``) must not
+        act at ``point`` now: another application's window, or none, is in front
+        there. None when it may, or when there is no X display to ask."""
+        if self.display is None:
+            return None
+        from viewfinder.xvfb.top_window import application_at
+
+        now = application_at(self._connection(), point.x, point.y)
+        if now == application:
+            return None
+        where = f"({point.x}, {point.y})"
+        if now is None:
+            return f"no application's window is in front at {where}; {application!r}'s was"
+        return (
+            f"the window in front at {where} belongs to {now!r}, not to {application!r} as recorded"
+        )
+
+    def _connection(self) -> Any:
+        assert self.display is not None, "asked only for an X display"
         if self._x is None:
             from viewfinder.xvfb.connection import open_display
 
             self._x = open_display(self.display)
-        return anchor_refusal(self._x, tree, anchor, point.x, point.y)
+        return self._x
 
     def close(self) -> None:
         """Release the element source and the X connection."""

@@ -87,6 +87,9 @@ class Event(BaseModel):
     frame (a path relative to a session folder, or any id the producer chose).
     ``element`` is the element under a pointer action's point, where a source could
     read one (:class:`~viewfinder.core.ElementAnchor`: role, name, path, box).
+    ``window`` names the application whose window was in front at that point, as the
+    window names it (X's ``WM_CLASS``, ``"tk_form/Tk"``), where the recorder could ask:
+    a replay acts there only if the same application's window is in front again.
     """
 
     model_config = ConfigDict(extra="forbid", use_enum_values=False)
@@ -104,6 +107,7 @@ class Event(BaseModel):
     timestamp: datetime = Field(default_factory=utc_now)
     screenshot: str | None = None
     element: ElementAnchor | None = None
+    window: str | None = Field(default=None, max_length=200)
 
     @field_validator("timestamp")
     @classmethod

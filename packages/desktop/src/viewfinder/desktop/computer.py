@@ -279,9 +279,9 @@ class ComputerTool:
         focus = None
         if event.kind is EventKind.TYPE and at is not None:  # into the element: click it first
             focus = Event(kind=EventKind.CLICK, position=event.position, button="left")
-            focus = elements.anchored(focus, tree)
+            focus = elements.windowed(elements.anchored(focus, tree))
             event = event.model_copy(update={"position": None})
-        event = elements.anchored(event, tree)
+        event = elements.windowed(elements.anchored(event, tree))
         before = self.frames.before_action()
         event = event.model_copy(update={"timestamp": utc_now()})
         started = time.monotonic()  # the deadline counts from here, whatever comes next

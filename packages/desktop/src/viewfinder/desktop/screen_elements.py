@@ -19,6 +19,7 @@ with the read's error.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from viewfinder.core import Event, EventKind, ViewfinderError
@@ -48,6 +49,9 @@ ANCHORED_KINDS = frozenset(
         EventKind.DRAG,
     }
 )
+
+
+log = logging.getLogger(__name__)
 
 
 class ElementGoneError(ViewfinderError, LookupError):
@@ -221,6 +225,26 @@ class ScreenElements:
         if element is None:
             return event
         return event.model_copy(update={"element": tree.anchor(element)})
+
+    def windowed(self, event: Event) -> Event:
+        """``event`` with the application whose window is in front at its point (a drag:
+        where it starts; :func:`viewfinder.xvfb.top_window.application_at`), asked just
+        before it: a replay of the step acts only where that application's window is
+        in front again. Unchanged for other kinds, or when the X server cannot say."""
+        point = event.start_position or event.position
+        if event.kind not in ANCHORED_KINDS or point is None or event.window is not None:
+            return event
+        from Xlib.error import ConnectionClosedError, XError
+
+        from viewfinder.xvfb.top_window import application_at
+
+        try:
+            window = application_at(self._x_connection(), point.x, point.y)
+        except (XError, ConnectionClosedError, OSError, ViewfinderError) as exc:
+            # the display is going away: the action itself says so
+            log.debug("no window named for %s: %s", event.kind.value, exc)
+            return event
+        return event if window is None else event.model_copy(update={"window": window})
 
     def _x_connection(self) -> Any:
         if self._x is None:

@@ -15,7 +15,9 @@
   drag) carries the element under its point when an ``elements`` lookup is given
   (:mod:`viewfinder.recorder.pointer_elements`): looked up once, when the action
   begins (the first press of a double click, the first wheel click of a burst), in a
-  tree read before the press's instant, as its frame is.
+  tree read before the press's instant, as its frame is. It also carries the
+  application whose window was in front there (``window``) when a ``windows`` lookup
+  is given (:mod:`viewfinder.recorder.pointer_windows`), asked at the same moment.
 - A press of the left button that moves more than ``drag_distance`` before its release is
   a ``drag``: from the press to the release, with its duration and its path (the points
   the pointer went through, thinned to those that change its course) in the line's
@@ -49,6 +51,9 @@ _OTHER_BUTTONS = {"right": EventKind.RIGHT_CLICK, "middle": EventKind.MIDDLE_CLI
 #: The element under a screen point, or None (see :mod:`viewfinder.recorder.pointer_elements`).
 #: Called with the point and the monotonic instant of the press.
 ElementLookup = Callable[[int, int, float], ElementAnchor | None]
+#: The application in front at a screen point, or None (see
+#: :mod:`viewfinder.recorder.pointer_windows`).
+WindowLookup = Callable[[int, int], str | None]
 #: Pointer kinds that act on what is under their point (a move only passes over it).
 _ELEMENT_KINDS = POINTER_KINDS - {EventKind.MOVE, EventKind.MOUSE_UP}
 
@@ -87,6 +92,7 @@ class _Scroll:
     dy: int
     modifiers: tuple[str, ...]
     element: ElementAnchor | None = None
+    window: str | None = None
 
 
 @dataclass
@@ -103,6 +109,7 @@ class _Click:
     #: where the pointer went while the button was held: (x, y, monotonic time)
     path: list[tuple[int, int, float]] = field(default_factory=list)
     element: ElementAnchor | None = None
+    window: str | None = None
 
 
 def wall_clock(at: float) -> datetime:
@@ -127,9 +134,11 @@ class Pairing:
         settings: PairingSettings | None = None,
         on_event: Callable[[int, Event], Any] | None = None,
         elements: ElementLookup | None = None,
+        windows: WindowLookup | None = None,
     ) -> None:
         self.frames = frames
         self.elements = elements
+        self.windows = windows
         self.manifest = manifest
         self.layout = layout
         self.next_seq = next_seq
@@ -161,7 +170,7 @@ class Pairing:
             if pending.count >= max(_CLICK_KINDS):
                 self.flush()
             return
-        element = self._element_at(x, y, at)
+        element, window = self._element_at(x, y, at), self._window_at(x, y)
         self.flush()
         self._pending = _Click(
             self.frames.frame_before(at),
@@ -173,6 +182,7 @@ class Pairing:
             held=self.releases_reported,
             path=[(x, y, at)],
             element=element,
+            window=window,
         )
         self.frames.refresh()
 
@@ -203,6 +213,7 @@ class Pairing:
             duration_s=round(max(0.0, at - pending.started), 3),
             modifiers=list(pending.modifiers),
             element=pending.element,
+            window=pending.window,
         )
         path = thin_path(pending.path, self.settings.path_tolerance)
         extra = {"path": [[px, py, round(t - pending.started, 3)] for px, py, t in path]}
@@ -219,11 +230,12 @@ class Pairing:
             pending.dy += dy
             pending.last = at
             return
-        element = self._element_at(x, y, at)
+        element, window = self._element_at(x, y, at), self._window_at(x, y)
         self.flush()
         self._pending = _Scroll(
-            self.frames.frame_before(at), at, at, x, y, dx, dy, held, element=element
-        )
+            self.frames.frame_before(at), at, at, x, y, dx, dy, held, element=element,
+            window=window,
+        )  # fmt: skip
         self.frames.refresh()
 
     def stroke(self, stroke: KeyStroke, at: float) -> None:
@@ -248,10 +260,15 @@ class Pairing:
 
     def action(self, event: Event, at: float) -> Event:
         """A complete action: flush what is pending, freeze, write, refresh."""
-        if event.element is None and event.kind in _ELEMENT_KINDS:
+        if event.kind in _ELEMENT_KINDS:
             point = event.start_position or event.position
             if point is not None:
-                event = event.model_copy(update={"element": self._element_at(point.x, point.y, at)})
+                found: dict[str, Any] = {}
+                if event.element is None:
+                    found["element"] = self._element_at(point.x, point.y, at)
+                if event.window is None:
+                    found["window"] = self._window_at(point.x, point.y)
+                event = event.model_copy(update=found)
         self.flush()
         return self._commit(event, self.frames.frame_before(at), at)
 
@@ -285,6 +302,7 @@ class Pairing:
                 scroll_dy=pending.dy,
                 modifiers=list(pending.modifiers),
                 element=pending.element,
+                window=pending.window,
             )
         elif isinstance(pending, _Click):
             kind = _CLICK_KINDS[min(pending.count, max(_CLICK_KINDS))]
@@ -293,6 +311,7 @@ class Pairing:
                 position=Point(x=pending.x, y=pending.y),
                 modifiers=list(pending.modifiers),
                 element=pending.element,
+                window=pending.window,
             )
         else:
             return None
@@ -307,6 +326,9 @@ class Pairing:
 
     def _element_at(self, x: int, y: int, at: float) -> ElementAnchor | None:
         return self.elements(x, y, at) if self.elements is not None else None
+
+    def _window_at(self, x: int, y: int) -> str | None:
+        return self.windows(x, y) if self.windows is not None else None
 
     def _begin_typing(self, at: float) -> _Typing:
         frame = self.frames.frame_before(at)

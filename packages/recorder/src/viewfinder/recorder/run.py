@@ -19,6 +19,7 @@ from viewfinder.recorder.manifest import ManifestWriter
 from viewfinder.recorder.metadata import RecordingRun, SessionMetadata, platform_facts
 from viewfinder.recorder.pairing import Pairing, PairingSettings
 from viewfinder.recorder.pointer_elements import PointerElements
+from viewfinder.recorder.pointer_windows import PointerWindows
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +78,8 @@ class ActiveRun:
     first_seq: int
     started_at: datetime
     elements: PointerElements | None = None
+    #: names the application in front at each pointer action (an X display's)
+    windows: PointerWindows | None = None
     #: the X display's damage watch (None for other backends), whose clock maps the
     #: server's timestamps for every part of the run
     damage: Any = None
@@ -103,6 +106,7 @@ def open_run(options: RunOptions) -> ActiveRun:
     folder = SessionFolder(options.session_dir, resume=options.resume)
     frames: FrameStore | None = None
     elements: PointerElements | None = None
+    windows: PointerWindows | None = None
     try:
         folder.open()
         previous = folder.metadata
@@ -125,6 +129,9 @@ def open_run(options: RunOptions) -> ActiveRun:
         )
         frames.start()
         elements, why = _pointer_elements(options, backend)
+        display = getattr(backend, "display_name", None)
+        if options.elements and isinstance(display, str) and display:
+            windows = PointerWindows.for_display(display)
         watch = _follow_damage(backend, frames, elements)
         if elements is not None and watch is None:
             elements.close()
@@ -152,6 +159,8 @@ def open_run(options: RunOptions) -> ActiveRun:
             frames.stop()
         if elements is not None:
             elements.close()
+        if windows is not None:
+            windows.close()
         if owns_backend:
             backend.close()
         folder.close()
@@ -164,6 +173,7 @@ def open_run(options: RunOptions) -> ActiveRun:
         settings=options.settings,
         on_event=options.on_event,
         elements=elements.before if elements is not None else None,
+        windows=windows.at if windows is not None else None,
     )
     return ActiveRun(
         folder,
@@ -176,6 +186,7 @@ def open_run(options: RunOptions) -> ActiveRun:
         first_seq,
         started,
         elements,
+        windows,
         watch,
     )
 
@@ -195,6 +206,8 @@ def close_run(run: ActiveRun, error: BaseException | None) -> RecordingSummary:
     if run.elements is not None:
         run.elements.close()
         current.elements = run.elements.summary()
+    if run.windows is not None:
+        run.windows.close()
     _keep_notes_on_disk(run.folder.layout.metadata, metadata)
     try:
         metadata.save(run.folder.layout.metadata, fsync=run.pairing.settings.fsync)

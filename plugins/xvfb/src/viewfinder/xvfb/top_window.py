@@ -24,7 +24,9 @@ Anything else is a reason, in one line, and the caller does nothing.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from pathlib import Path, PurePath
 from typing import Any
 
 from Xlib import X
@@ -80,6 +82,62 @@ def window_at(conn: Any, x: int, y: int) -> TopWindow | None:
             continue
         return TopWindow(title, box, client.id, owner_pid(conn, client.id))
     return None
+
+
+#: The longest application name kept (an app chooses its own WM_CLASS and argv).
+MAX_APP_CHARS = 200
+
+#: Programs that run another: the application is the script or module they run.
+_INTERPRETERS = re.compile(r"(python|pypy|perl|ruby|node|java|sh|bash|dash|wish|tclsh)[\d.]*$")
+
+
+def application_at(conn: Any, x: int, y: int) -> str | None:
+    """The application whose window is in front at (``x``, ``y``): the program of the
+    process that owns the window (as the X server knows it; an interpreter's script or
+    module, ``pay_form.py``) and the window's ``WM_CLASS``, as
+    ``"pay_form.py (tk/Tk)"``; None over the bare root, or when neither is known.
+
+    The same program started again names itself the same: a replay compares this with
+    what a recording kept, so a step does not act on another program's window that now
+    lies where its own was (the check a step without an element relies on: every
+    tkinter app's WM_CLASS is ``tk/Tk``, hence the program). An app may rename itself,
+    as it may copy a title; the name tells apps apart that differ by accident, not by
+    design. Only base names are kept (never arguments), bounded and shown plainly."""
+    from viewfinder.core.plain_text import neutralised
+
+    front = window_at(conn, x, y)
+    if front is None:
+        return None
+    try:
+        names = conn.create_resource_object("window", front.window).get_wm_class()
+    except XError:
+        names = None
+    program = _program(front.pid) if front.pid is not None else None
+    if not names and program is None:
+        return None
+    klass = "/".join(str(part) for part in names[:2]) if names else "-"
+    return neutralised(f"{program or '?'} ({klass})", MAX_APP_CHARS)
+
+
+def _program(pid: int) -> str | None:
+    """The base name of process ``pid``'s program (an interpreter's script or module)."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return None
+    words = [word.decode("utf-8", "replace") for word in argv if word]
+    if not words:
+        return None
+    name = PurePath(words[0]).name
+    if not _INTERPRETERS.match(name):
+        return name
+    rest = iter(words[1:])
+    for word in rest:
+        if word in ("-m", "-c"):
+            return next(rest, name) if word == "-m" else name
+        if not word.startswith("-"):
+            return PurePath(word).name
+    return name
 
 
 def owner_pid(conn: Any, window_id: int) -> int | None:
