@@ -5,8 +5,9 @@ be asked, the read says what it left out."""
 
 from __future__ import annotations
 
-import time
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +15,9 @@ from viewfinder.cdp.elements import CdpElementSource
 from viewfinder.cdp.launcher import ChromiumProcess
 from viewfinder.cdp.page_nodes import MAX_HOSTS_CHECKED
 from viewfinder.cdp.testing import serve_pages
-from viewfinder.core import Event, EventKind
+
+sys.path.insert(0, str(Path(__file__).parent))
+from page_clicks import click_and_read_log
 
 WIDGETS = """<!doctype html><title>Widgets</title><body style="margin:0">
 <x-pay style="position:absolute;left:40px;top:40px"></x-pay>
@@ -58,13 +61,7 @@ def test_a_closed_shadow_roots_button_is_read_and_clicked_where_listed(
         assert pay.box is not None and (pay.box.x, pay.box.y) == (40, 40)
         assert (pay.box.width, pay.box.height) == (140, 40)
         assert next(e for e in source.read().walk() if e.name == "Pay now").ref == pay.ref
-        source.backend.act(Event(kind=EventKind.CLICK, position=pay.box.center))
-        deadline = time.monotonic() + 5
-        log: list[str] = []
-        while not log and time.monotonic() < deadline:
-            log = list(source.backend.run(source.backend.session.evaluate("window.clicked")))
-            time.sleep(0.05)
-        assert log == ["Pay now"]
+        assert click_and_read_log(source, pay.box.center) == ["Pay now"]
 
 
 def test_custom_elements_not_yet_asked_about_are_named_as_left_out(

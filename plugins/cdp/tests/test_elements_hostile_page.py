@@ -5,15 +5,18 @@ page's own log says nothing else was clicked)."""
 
 from __future__ import annotations
 
-import time
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from viewfinder.cdp.elements import CdpElementSource
 from viewfinder.cdp.launcher import ChromiumProcess
 from viewfinder.cdp.testing import serve_pages
-from viewfinder.core import Event, EventKind
+
+sys.path.insert(0, str(Path(__file__).parent))
+from page_clicks import click_and_read_log
 
 HOSTILE = """<!doctype html><title>Hostile</title><body style="margin:0">
 <button style="position:absolute;left:40px;top:40px;width:120px;height:40px">Save</button>
@@ -54,10 +57,4 @@ def test_a_page_patching_the_dom_gets_its_true_elements_read(
         assert (save.box.width, save.box.height) == (120, 40)
         again = source.read()  # the same node keeps its ref
         assert next(e for e in again.walk() if e.name == "Save").ref == save.ref
-        source.backend.act(Event(kind=EventKind.CLICK, position=save.box.center))
-        deadline = time.monotonic() + 5
-        log: list[str] = []
-        while not log and time.monotonic() < deadline:
-            log = list(source.backend.run(source.backend.session.evaluate("window.clicked")))
-            time.sleep(0.05)
-        assert log == ["Save"]
+        assert click_and_read_log(source, save.box.center) == ["Save"]

@@ -25,9 +25,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from viewfinder.cdp.errors import JavaScriptError
 from viewfinder.cdp.page_nodes import WORLD, open_closed_roots
-from viewfinder.cdp.session import CDPSession, _exception_text
+from viewfinder.cdp.session import CDPSession
 
 #: The world's state (ids of nodes, the document's epoch) and the reader, defined once.
 SCRIPT = r"""
@@ -324,15 +323,9 @@ FRAMES = "globalThis.__viewfinder.frames"
 
 
 async def _run_script(session: CDPSession, context: int, timeout: float) -> dict[str, Any]:
-    answer = await session.call(
-        "Runtime.evaluate",
-        {"expression": SCRIPT, "contextId": context, "returnByValue": True},
-        timeout=timeout,
+    read: dict[str, Any] = json.loads(
+        await session.evaluate(SCRIPT, context_id=context, timeout=timeout)
     )
-    details = answer.get("exceptionDetails")
-    if details is not None:
-        raise JavaScriptError(_exception_text(details), details)
-    read: dict[str, Any] = json.loads(answer["result"]["value"])
     return read
 
 

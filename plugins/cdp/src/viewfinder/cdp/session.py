@@ -211,18 +211,23 @@ class CDPSession:
         expression: str,
         *,
         await_promise: bool = False,
+        context_id: int | None = None,
         timeout: float = DEFAULT_CALL_TIMEOUT,
     ) -> Any:
         """Run JavaScript ``expression`` in the page and return its value as JSON data.
 
-        With ``await_promise`` a returned promise is awaited. A thrown exception raises
-        :class:`JavaScriptError` with the exception's text.
+        With ``await_promise`` a returned promise is awaited; ``context_id`` runs it in
+        that execution context (an isolated world's) instead of the page's own. A thrown
+        exception raises :class:`JavaScriptError` with the exception's text.
         """
-        result = await self.call(
-            "Runtime.evaluate",
-            {"expression": expression, "returnByValue": True, "awaitPromise": await_promise},
-            timeout=timeout,
-        )
+        params: dict[str, Any] = {
+            "expression": expression,
+            "returnByValue": True,
+            "awaitPromise": await_promise,
+        }
+        if context_id is not None:
+            params["contextId"] = context_id
+        result = await self.call("Runtime.evaluate", params, timeout=timeout)
         details = result.get("exceptionDetails")
         if details is not None:
             raise JavaScriptError(_exception_text(details), details)
