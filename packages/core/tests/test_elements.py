@@ -302,3 +302,33 @@ def test_the_snapshot_leaves_out_values_that_say_nothing_new() -> None:
         'e2 push button "Go" @0,0 50x20',
         'e3 text "Search" ="a b" @0,0 50x20',
     ]
+
+
+def test_a_read_pauses_the_cycle_collector_and_gives_it_back_whatever_happens() -> None:
+    import gc
+
+    seen: list[bool] = []
+
+    class Probe(ElementSource):
+        name = "probe"
+        fail = False
+
+        def _read(self) -> ElementRead:
+            seen.append(gc.isenabled())
+            if self.fail:
+                raise RuntimeError("the app went away")
+            return ElementRead([ElementNode(role="push button", name="OK")])
+
+    assert gc.isenabled()
+    probe = Probe()
+    assert [e.name for e in probe.read().walk()] == ["OK"]
+    probe.fail = True
+    with pytest.raises(RuntimeError):
+        probe.read()
+    assert seen == [False, False] and gc.isenabled()
+    gc.disable()  # a caller that turned it off keeps it off
+    try:
+        Probe().read()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
