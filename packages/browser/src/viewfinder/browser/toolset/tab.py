@@ -244,7 +244,10 @@ class Tab:
 
     async def read(self) -> ElementTree:
         """Read the page's tree; refs stay bound to their nodes across reads."""
-        self.tree, keys = await self.elements.aread()
+        from viewfinder.core.element_sources import collector_paused
+
+        with collector_paused():  # as ElementSource.read: a read makes no cycles
+            self.tree, keys = await self.elements.aread()
         self.keys.update(keys)
         if len(self.keys) > MAX_REMEMBERED_REFS:  # a long session: keep the page's own
             self.keys = keys
