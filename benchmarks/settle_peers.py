@@ -307,8 +307,9 @@ def section(runs: list[dict[str, Any]], args: Any) -> str:
         f"`uv run python benchmarks/settle_peers.py --actions {args.actions} --loads "
         f"{args.loads}`"
         + (f" (`--grace {args.grace}`)" if args.grace is not None else "")
-        + f": one 1920x1080 Xvfb, {os.cpu_count()} cores shared with other people's test "
-        "runs, contenders interleaved (their order turns each round), each action answered "
+        + f": one 1920x1080 Xvfb, {os.cpu_count()} cores (the load average at each part's "
+        "start and end is given with it), contenders interleaved (their order turns each "
+        "round), each action answered "
         "with a 1024x768 PNG. Median ms from before the action to the PNG in hand (final "
         f"frames of {args.actions}); x: the contender's median over viewfinder's. "
         "reference: xdotool, a fixed 2 s sleep, scrot, convert. pyautogui: `click` with its "
