@@ -72,6 +72,11 @@ def test_a_running_desktop_chromium_is_driven_by_ref(screen: tuple[Display, str]
             tabs = state_of(browser.run(tool_use("list_tabs", {})))["tabs"]
             shown = [tab for tab in tabs if tab["url"] == f"{base}/"]
             assert len(shown) == 1 and shown[0]["active"], tabs
+            # the tab has its URL before its document is parsed: read it once it is
+            for _ in range(100):
+                if call(browser, "javascript_exec", text="document.readyState") == "complete":
+                    break
+                call(browser, "wait", duration=0.1)
             assert green_pixels(display) == 0
             tree = call(browser, "read_page", filter="interactive")
             call(
