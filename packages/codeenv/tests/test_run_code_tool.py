@@ -11,7 +11,7 @@ import pytest
 from viewfinder.codeenv import CodeEnvSandbox
 from viewfinder.codeenv.tools import DISPLAY_VALUE
 from viewfinder.core import ToolContext, call_tool, tool_registry
-from viewfinder.core.testing import escape_probe, processes_with_argument, running
+from viewfinder.core.testing import escape_probe, processes_with_argument, running, wait_until
 from viewfinder.xvfb import Display, DisplayPool
 
 BLUE_WINDOW = """
@@ -131,7 +131,9 @@ def test_a_host_sandbox_is_used_and_closing_the_context_leaves_nothing(
         assert sandbox.environment is not None and sandbox.environment.worker is not None
         worker = sandbox.environment.worker.pid
         assert running(worker)
-        assert processes_with_argument("1009.5")
+        # Popen returns once the exec is under way; the new program's arguments show in
+        # /proc a moment later
+        wait_until(lambda: processes_with_argument("1009.5"), "the sleep the code started")
     sandbox.close()
     assert display.is_alive()  # a lent display outlives the sandbox
     assert not running(worker)
