@@ -59,6 +59,21 @@ def serve_pages(pages: Mapping[str, str]) -> Iterator[str]:
         server.server_close()
 
 
+def _browsers_mentioning(base: Path) -> list[int]:
+    """The Chromium processes (a browser, a helper, a crash handler) whose command line
+    names ``base``. Other programs may name it too (a code sandbox whose session folder
+    the tests made there, still closing): they are not what this guard is for."""
+    found = []
+    for pid in processes_mentioning(str(base)):
+        try:
+            program = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0", 1)[0]
+        except OSError:
+            continue  # exited while we looked
+        if b"chrom" in Path(program.decode(errors="replace")).name.lower().encode():
+            found.append(pid)
+    return found
+
+
 def free_port() -> int:
     """A loopback port nothing listens on (bound, then released)."""
     with contextlib.closing(socket.socket()) as sock:
@@ -94,10 +109,10 @@ def chromium_leak_guard(prefix: str = "vfcdp-", grace: float = 15.0) -> Iterator
         tempfile.tempdir = previous
         _active_guard = None
         deadline = time.monotonic() + grace
-        left = list(processes_mentioning(str(base)))
+        left = _browsers_mentioning(base)
         while left and time.monotonic() < deadline:
             time.sleep(0.1)
-            left = list(processes_mentioning(str(base)))
+            left = _browsers_mentioning(base)
         profiles = sorted(path.name for path in base.glob(f"{TEMP_PREFIX}*"))
         shutil.rmtree(base, ignore_errors=True)
         assert not left, f"Chromium processes started by the tests are still running: {left}"
