@@ -94,7 +94,8 @@ MAX_VALUE_CHARS = 4000
 RefKey = tuple[str, str] | tuple[tuple[str, str, int], ...]
 
 
-_paused = 0
+_paused = 0  # blocks in progress, in any thread
+_enable_after = False  # whether the collector was on when the first of them began
 _paused_lock = threading.Lock()
 
 
@@ -104,23 +105,19 @@ def collector_paused() -> Iterator[None]:
     thread ends). A read makes tens of thousands of objects and no cycles; the
     collector, triggered by their count, walked every live object again and again: a
     third of a 5,000-element page's read. What the block leaves is collected after."""
-    global _paused
+    global _paused, _enable_after
     with _paused_lock:
-        _paused += 1
-        if _paused == 1:
-            was_enabled = gc.isenabled()
+        if _paused == 0:
+            _enable_after = gc.isenabled()
             gc.disable()
-            _paused_state.append(was_enabled)
+        _paused += 1
     try:
         yield
     finally:
         with _paused_lock:
             _paused -= 1
-            if _paused == 0 and _paused_state.pop():
+            if _paused == 0 and _enable_after:
                 gc.enable()
-
-
-_paused_state: list[bool] = []
 
 
 class RefTable:
