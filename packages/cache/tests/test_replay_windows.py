@@ -77,3 +77,22 @@ def test_a_step_is_replayed_only_on_the_application_it_was_recorded_on(
                 assert result.status is ReplayStatus.NEEDS_AGENT
                 assert "'look_alike.py (tk/Tk)'" in result.message
                 assert "'pay_form.py (tk/Tk)'" in result.message
+
+
+def test_a_second_tk_app_on_the_display_is_named_as_the_first() -> None:
+    # Tk calls the second app of a name "tk #2": the order apps started in names nothing
+    from viewfinder.xvfb.connection import open_display
+    from viewfinder.xvfb.top_window import application_at
+
+    with Display(640, 480) as display:
+        first = form(display, HERE / "pay_form.py")
+        try:
+            second = form(display, HERE / "pay_form.py")  # on top, at the same place
+            try:
+                conn = open_display(display.name)
+                assert application_at(conn, PAY.x, PAY.y) == "pay_form.py (tk/Tk)"
+                conn.close()
+            finally:
+                second.close()
+        finally:
+            first.close()

@@ -87,6 +87,9 @@ def window_at(conn: Any, x: int, y: int) -> TopWindow | None:
 #: The longest application name kept (an app chooses its own WM_CLASS and argv).
 MAX_APP_CHARS = 200
 
+#: The " #2" Tk adds to an app's name when another app of that name is on the display.
+_TK_COPY = re.compile(r" #\d+$")
+
 #: Programs that run another: the application is the script or module they run.
 _INTERPRETERS = re.compile(r"(python|pypy|perl|ruby|node|java|sh|bash|dash|wish|tclsh)[\d.]*$")
 
@@ -115,7 +118,10 @@ def application_at(conn: Any, x: int, y: int) -> str | None:
     program = _program(front.pid) if front.pid is not None else None
     if not names and program is None:
         return None
-    klass = "/".join(str(part) for part in names[:2]) if names else "-"
+    # Tk names the second app of a name on a display "tk #2": which one started first
+    # is no part of what the app is
+    parts = [_TK_COPY.sub("", str(part)) for part in names[:2]] if names else []
+    klass = "/".join(parts) if parts else "-"
     return neutralised(f"{program or '?'} ({klass})", MAX_APP_CHARS)
 
 
