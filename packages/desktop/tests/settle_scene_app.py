@@ -5,9 +5,10 @@
         changes nothing (with --later, the panel is recoloured MS ms after it)
     python settle_scene_app.py banner [--every MS]   a 300x100 banner at (600, 0) that
         changes colour every MS ms (100) on its own
-    python settle_scene_app.py spinner [--late MS]   a click starts an arc turning every
-        30 ms for ever; its 20th frame (0.6 s in, past the 0.5 s patience for a
-        bigger change) comes MS ms (100) late
+    python settle_scene_app.py spinner [--late MS] [--stop MS]   a click starts an arc
+        turning every 30 ms for ever; its 20th frame (0.6 s in, past the 0.5 s patience
+        for a bigger change) comes MS ms (100) late; with --stop, the arc stops after
+        about MS ms and the panel is recoloured
 
 Prints ``ready`` once drawn, ``click go`` / ``click blank`` / ``click spin`` for each
 click, ``drawn N`` when the panel takes its N-th colour.
@@ -30,6 +31,7 @@ def main() -> None:
     parser.add_argument("--later", type=int, default=0)
     parser.add_argument("--every", type=int, default=100)
     parser.add_argument("--late", type=int, default=100)
+    parser.add_argument("--stop", type=int, default=0)
     args = parser.parse_args()
     root = tk.Tk()
     root.title(f"scene: {args.mode}")
@@ -63,6 +65,11 @@ def main() -> None:
 
         def spin() -> None:
             frames[0] += 1
+            if args.stop and frames[0] * FRAME_MS > args.stop:
+                frames[0] = 0  # stopped: the next click starts it again
+                canvas.itemconfigure(arc, fill="#ffffff")
+                recolour()
+                return
             canvas.itemconfigure(arc, start=(frames[0] * 30) % 360, fill="#202020")
             root.after(FRAME_MS + (args.late if frames[0] == LATE_FRAME - 1 else 0), spin)
 

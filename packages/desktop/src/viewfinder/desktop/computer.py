@@ -290,6 +290,9 @@ class ComputerTool:
             self._backend.act(focus)
         self._perform(event, path, action.repeat)
         waited = event.kind is EventKind.WAIT
+        late = before.late
+        shared = 1 + (late is not None) + action.set_of_mark  # images the result carries
+        plain = not self._elements.wanted(action.elements) and not action.set_of_mark
         report, after, after_at = self.frames.settle_after(
             before,
             time.monotonic() if waited else started,
@@ -298,9 +301,11 @@ class ComputerTool:
             handled=None if waited else self._ask_handled(event, path),
             pointer=None if waited else event.is_pointer or bool(path),
             recheck=None if waited else lambda: self._ask_handled(event, path),
+            # the result's screenshot, encoded while an animation's quiet runs on
+            prepare=(lambda frame, at: self._images.frame(frame, at, shared=shared))
+            if plain
+            else None,
         )
-        late = before.late
-        shared = 1 + (late is not None) + action.set_of_mark  # images the result carries
         seen = self._seen(action, after, after_at, shared)
         if focus is not None:  # the same pre-action frame: the click's effect came later
             self._log.add(focus, before.frame, before.captured_at, step_extra(action, None))

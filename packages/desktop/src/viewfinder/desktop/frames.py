@@ -93,15 +93,20 @@ class ScreenFrames:
         self._last = (frame, at, self.changes.generation)
         return frame, at
 
+    def current(self) -> tuple[Image.Image, datetime]:
+        """The screen now: the last frame grabbed when the change watch saw nothing drawn
+        since (it reads every notice the server sent before its wait or mark ended), else
+        a new grab."""
+        last = self._last
+        if last is not None and last[2] == self.changes.generation:
+            return last[0], last[1]
+        return self.grab()
+
     def before_action(self) -> Before:
         """The screen now (the last frame when nothing was drawn since), and whether it
         changed visibly after the model's last screenshot (recorded in the memory)."""
         damage = self.changes.mark()
-        last = self._last
-        if last is not None and last[2] == self.changes.generation:
-            frame, at = last[0], last[1]
-        else:
-            frame, at = self.grab()
+        frame, at = self.current()
         late = None
         shown = self._shown
         if shown is not None and damage:
@@ -140,17 +145,26 @@ class ScreenFrames:
         handled: InputHandled | None = None,
         pointer: bool | None = None,
         recheck: Callable[[], InputHandled | None] | None = None,
+        prepare: Callable[[Image.Image, datetime], object] | None = None,
     ) -> tuple[SettleReport, Image.Image, datetime]:
         """Wait until the screen settled after an action begun at ``started`` (monotonic),
         then grab it once: the report and the frame. ``handled``: see :func:`settle`.
         ``pointer``: the action went to the window under the pointer (True) or to the
         focused one (False); only changes there count (None: any change counts).
-        ``recheck``: see :func:`settle`."""
+        ``recheck``: see :func:`settle`. A frame grabbed during the wait (to measure a
+        change, or while an animation paused) is the one returned when nothing at all was
+        drawn after it; ``prepare(frame, captured_at)`` is called on the one grabbed
+        while an animation paused, so its encoding is under way before the wait ends."""
         self.changes.aim(pointer)
 
         def measure() -> int:
-            frame, _ = self.grab()
+            frame, _ = self.current()
             return changed_pixels(before.frame, frame, self.changes.damage.box)
+
+        def early() -> None:
+            frame, at = self.grab()
+            if prepare is not None:
+                prepare(frame, at)
 
         report = settle(
             self.changes,
@@ -162,8 +176,9 @@ class ScreenFrames:
             typed=typed,
             handled=handled,
             recheck=recheck,
+            early=early,
         )
-        frame, at = self.grab()
+        frame, at = self.current()
         self._shown = (frame, started, started + report.waited_s)
         return report, frame, at
 

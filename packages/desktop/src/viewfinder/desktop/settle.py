@@ -21,8 +21,12 @@ caret blinks meanwhile. :func:`settle` waits for what the action does:
    several steps is seen whole. An animation sets its own quiet: once
    :data:`RHYTHM_CHANGES` changes came at most :data:`RHYTHM_FRAME_S` apart (their
    median), quiet lasts :data:`RHYTHM_FACTOR` times that interval plus ``quiet`` (at
-   most :data:`RHYTHM_MOST` s), so one late frame of a spinner does not end the wait. A
-   caret's blink is slower, and the screen is quiet between blinks.
+   most :data:`RHYTHM_MOST` s), so one late frame of a spinner does not end the wait.
+   Once its next frame is overdue (:data:`ASK_FRAMES` intervals, at least ``quiet``),
+   the app is asked again (``recheck``), and heard while the quiet runs on: settled
+   when the quiet is over, the app has answered, and it drew nothing for ``grace``
+   after its answer. Meanwhile the caller may grab the screen (``early``). A caret's
+   blink is slower, and the screen is quiet between blinks.
 4. **What the session has taught** (:class:`SettleMemory`): when the screen changed
    after the tool had returned (the next action finds it), the wait after the actions
    that follow lasts at least until that late change's time (x1.25, plus ``quiet``;
@@ -94,6 +98,11 @@ RHYTHM_MOST = 0.25
 #: progress bar draws 15-60 frames a second, a caret blinks every 0.1-0.6 s and is
 #: quiet in between.
 RHYTHM_FRAME_S = 0.07
+#: An animation's app is asked whether it still runs this many frame intervals after the
+#: last change (at least ``quiet``): its next frame was due by then.
+ASK_FRAMES = 1.5
+#: ``early`` is not called this close to the deadline (a grab and an encode may cost that).
+EARLY_MARGIN_S = 0.1
 #: While the app has not answered, changes and its answer are looked at in turn this often.
 PING_SLICE_S = 0.004
 _SECONDS = (
@@ -244,6 +253,7 @@ def settle(
     typed: int = 0,
     handled: InputHandled | None = None,
     recheck: Callable[[], InputHandled | None] | None = None,
+    early: Callable[[], object] | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> SettleReport:
     """Wait until the screen has settled after an action (see the module docstring).
@@ -259,10 +269,13 @@ def settle(
     hold), else the action changed nothing. When nothing changed by the first-change
     wait and the app has not handled it (a busy app, a loaded machine: its effect cannot
     have been drawn yet), the wait goes on until it has, then ``change_timeout`` more
-    for the change, all within the deadline. ``recheck()``: a new ping to that app; when
-    an animation's quiet has passed, the app must answer it and draw nothing for
-    ``grace`` more before the screen counts as settled (a loaded machine holds an app,
-    and its next frame, for longer than any quiet period).
+    for the change, all within the deadline. ``recheck()``: a new ping to that app, sent
+    once an animation's next frame is overdue; the app must answer it and draw nothing
+    for ``grace`` after its answer before the screen counts as settled (a loaded machine
+    holds an app, and its next frame, for longer than any quiet period). ``early()``: called when an
+    animation paused, while its longer quiet runs on (not within :data:`EARLY_MARGIN_S`
+    of the deadline): the caller may grab and encode the screen then, and use that if
+    nothing is drawn after it.
     """
     start = clock() if started is None else started
     extra = typed * options.per_character
@@ -277,6 +290,7 @@ def settle(
     answered = True
     times: list[float] = []
     quiet = options.quiet
+    interval = 0.0
 
     def report(settled: bool) -> SettleReport:
         return SettleReport(
@@ -320,45 +334,78 @@ def settle(
         if now >= deadline:
             return report(settled=False)  # a change, and no wait since to see it was the last
         end = max(changed_at + quiet, hold_until, start if big else patience_until)
-        if changes.wait(max(0.0, min(end, deadline) - now)):
+        if quiet > options.quiet and recheck is not None:
+            # An animation: the app is asked once its next frame is due, and its answer
+            # heard while the quiet lasts. Settled only when the app, running, drew
+            # nothing more (a loaded machine holds an app, and its next frame, for
+            # longer than any quiet period).
+            ask_at = min(end, changed_at + max(options.quiet, ASK_FRAMES * interval))
+            drawn = changes.wait(max(0.0, min(ask_at, deadline) - now))
+            if not drawn and clock() < deadline:
+                again = recheck()
+                if early is not None and deadline - clock() > EARLY_MARGIN_S:
+                    early()
+                drawn = _paused(changes, again, end, deadline, options.grace, clock)
+        else:
+            drawn = changes.wait(max(0.0, min(end, deadline) - now))
+        if drawn:
             seen += 1
             changed_at = clock()
             times.append(changed_at)
-            quiet = _rhythm_quiet(times, options.quiet)
+            quiet, interval = _rhythm_quiet(times, options.quiet)
             fresh = True
             continue
         # Nothing was drawn since the last change, up to now: only a wait can tell.
         now = clock()
-        if quiet > options.quiet and recheck is not None and now < deadline:
-            # An animation paused: settled only if the app, running, draws nothing more.
-            again = recheck()
-            if again is not None and again.wait(max(0.0, deadline - clock())):
-                grace_end = min(deadline, clock() + options.grace)
-                if changes.wait(max(0.0, grace_end - clock())):
-                    seen += 1
-                    changed_at = clock()
-                    times.append(changed_at)
-                    fresh = True
-                    continue
-            now = clock()
         if now >= end or now >= deadline:
             if not big and measure is not None and now < deadline:
                 # a big change after patience (a spinner's result) is still the
                 # action's: measured once here, so the report does not call it small
                 big = measure() >= options.small_change
-            return report(settled=now - changed_at >= quiet)
+            return report(settled=now >= changed_at + quiet)
 
 
-def _rhythm_quiet(times: list[float], quiet: float) -> float:
+def _paused(
+    changes: ScreenChanges,
+    again: InputHandled | None,
+    end: float,
+    deadline: float,
+    grace: float,
+    clock: Callable[[], float],
+) -> bool:
+    """An animation's quiet, the app asked (``again``) once its next frame was due: wait
+    until ``end``, and past it until the app has answered and drawn nothing for
+    ``grace`` after its answer (all within ``deadline``). True when a change came."""
+    answered_at: float | None = None
+    for _ in range(100_000):  # bounded: each turn waits PING_SLICE_S or returns
+        now = clock()
+        if answered_at is None and again is not None and again.answered():
+            answered_at = now
+        if again is None:
+            until = end
+        elif answered_at is None:
+            until = deadline
+        else:
+            until = max(end, answered_at + grace)
+        until = min(until, deadline)
+        if now >= until:
+            return changes.wait(0.0)
+        listening = again is not None and answered_at is None
+        if changes.wait(min(PING_SLICE_S, until - now) if listening else until - now):
+            return True
+    return changes.wait(0.0)
+
+
+def _rhythm_quiet(times: list[float], quiet: float) -> tuple[float, float]:
     """The quiet an animation's rhythm asks for (see the module docstring), from the
-    times of the changes seen so far."""
+    times of the changes seen so far, and the rhythm's frame interval (0: none)."""
     if len(times) < RHYTHM_CHANGES:
-        return quiet
+        return quiet, 0.0
     recent = times[-(RHYTHM_CHANGES + 2) :]
     interval = statistics.median(b - a for a, b in itertools.pairwise(recent))
     if interval > RHYTHM_FRAME_S:
-        return quiet
-    return max(quiet, min(RHYTHM_MOST, RHYTHM_FACTOR * interval + quiet))
+        return quiet, 0.0
+    return max(quiet, min(RHYTHM_MOST, RHYTHM_FACTOR * interval + quiet)), interval
 
 
 def _first_change(
