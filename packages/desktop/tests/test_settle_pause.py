@@ -19,7 +19,8 @@ import pytest
 
 from viewfinder.desktop import ComputerTool, SettleOptions
 from viewfinder.desktop.changes import Damage, ScreenChanges
-from viewfinder.desktop.settle import EARLY_MARGIN_S, settle
+from viewfinder.desktop.settle import settle
+from viewfinder.desktop.settle_waits import EARLY_MARGIN_S, EARLY_QUIET_S, MAX_EARLY
 from viewfinder.desktop.testing import LoggedApp
 from viewfinder.xvfb import Display
 
@@ -120,11 +121,30 @@ def test_a_held_app_that_draws_nothing_ends_the_wait_a_grace_after_its_answer() 
     assert report.waited_s == pytest.approx(0.6 + 0.05 + 0.4 + grace, abs=0.01)
 
 
-def test_the_early_frame_is_asked_for_once_a_pause_and_never_near_the_deadline() -> None:
+def test_the_screen_is_taken_ahead_once_quiet_at_most_a_few_times_never_near_the_deadline() -> None:
+    """``early`` comes once the screen was quiet a moment after a change (the spinner's
+    first frames, before its rhythm is known), and when an animation paused; at most
+    MAX_EARLY times a wait."""
     calls: list[float] = []
-    report, asked = _spin(delay=0.0005, extra=(0.7,), early=lambda: calls.append(0))
-    assert len(calls) == len(asked) == 2  # the pause at 0.6 s, and the one after 0.7 s
-    assert report.changes == 21
+    clock = [0.0]
+    report = settle(
+        _Frames(clock, [0.03]), SettleOptions(), started=0.0, early=lambda: calls.append(clock[0]),
+        clock=lambda: clock[0],
+    )  # fmt: skip
+    assert calls == [pytest.approx(0.03 + EARLY_QUIET_S)] and report.settled
+    calls.clear()
+    # the spinner's first frame; not the frames close behind it; its two pauses
+    report, _ = _spin(delay=0.0005, extra=(0.7,), early=lambda: calls.append(clock[0]))
+    assert len(calls) == 3 and report.changes == 21
+    # small changes 75 ms apart, waited for until patience ends: each is taken ahead
+    many = [0.075 * n for n in range(1, 12)]
+    clock = [0.0]
+    calls.clear()
+    settle(
+        _Frames(clock, many), SettleOptions(), started=0.0, early=lambda: calls.append(0),
+        measure=lambda: 300, clock=lambda: clock[0],
+    )  # fmt: skip
+    assert len(calls) == MAX_EARLY
     # a frame every 30 ms until 1.89 s: the app is asked 60 ms before the 2 s deadline,
     # too close to grab and encode a frame ahead
     clock = [0.0]
@@ -134,12 +154,14 @@ def test_the_early_frame_is_asked_for_once_a_pause_and_never_near_the_deadline()
         pinged.append(clock[0])
         return _Ping(clock, 0.0005)
 
+    calls.clear()
     settle(
         _Frames(clock, [0.03 * n for n in range(1, 64)]), SettleOptions(), started=0.0,
-        recheck=recheck, early=lambda: calls.append(1), clock=lambda: clock[0],
+        recheck=recheck, early=lambda: calls.append(clock[0]), clock=lambda: clock[0],
     )  # fmt: skip
     assert pinged == [pytest.approx(1.94)]
-    assert 2.0 - pinged[0] < EARLY_MARGIN_S and 1 not in calls
+    assert 2.0 - pinged[0] < EARLY_MARGIN_S
+    assert calls and max(calls) < 0.2  # the first frames' only
 
 
 # -- on a real display --------------------------------------------------------------------

@@ -151,10 +151,10 @@ class ScreenFrames:
         then grab it once: the report and the frame. ``handled``: see :func:`settle`.
         ``pointer``: the action went to the window under the pointer (True) or to the
         focused one (False); only changes there count (None: any change counts).
-        ``recheck``: see :func:`settle`. A frame grabbed during the wait (to measure a
-        change, or while an animation paused) is the one returned when nothing at all was
-        drawn after it; ``prepare(frame, captured_at)`` is called on the one grabbed
-        while an animation paused, so its encoding is under way before the wait ends."""
+        ``recheck``: see :func:`settle`. A frame grabbed during the wait is the one
+        returned when nothing at all was drawn after it; ``prepare(frame, captured_at)``
+        is called on the screen as it is once it was quiet a moment (``early`` of
+        :func:`settle`), so its encoding is done when the wait ends."""
         self.changes.aim(pointer)
 
         def measure() -> int:
@@ -162,7 +162,7 @@ class ScreenFrames:
             return changed_pixels(before.frame, frame, self.changes.damage.box)
 
         def early() -> None:
-            frame, at = self.grab()
+            frame, at = self.current()
             if prepare is not None:
                 prepare(frame, at)
 

@@ -18,15 +18,16 @@ caret blinks meanwhile. :func:`settle` waits for what the action does:
    wait goes on until ``patience`` s (0.5) after the action, for a bigger one. Typing
    is the exception: its effect is small by nature.
 3. **Quiet**: no change for ``quiet`` s (0.05) after the last one, so an effect drawn in
-   several steps is seen whole. An animation sets its own quiet: once
-   :data:`RHYTHM_CHANGES` changes came at most :data:`RHYTHM_FRAME_S` apart (their
-   median), quiet lasts :data:`RHYTHM_FACTOR` times that interval plus ``quiet`` (at
-   most :data:`RHYTHM_MOST` s), so one late frame of a spinner does not end the wait.
-   Once its next frame is overdue (:data:`ASK_FRAMES` intervals, at least ``quiet``),
-   the app is asked again (``recheck``), and heard while the quiet runs on: settled
-   when the quiet is over, the app has answered, and it drew nothing for ``grace``
-   after its answer. Meanwhile the caller may grab the screen (``early``). A caret's
-   blink is slower, and the screen is quiet between blinks.
+   several steps is seen whole. An animation sets its own quiet: once 4 changes came at
+   most 70 ms apart (their median interval), quiet lasts 3 times that interval plus
+   ``quiet`` (at most 0.25 s), so one late frame of a spinner does not end the wait.
+   Once its next frame is overdue (1.5 intervals, at least ``quiet``), the app is asked
+   again (``recheck``), and heard while the quiet runs on: settled when the quiet is
+   over, the app has answered, and it drew nothing for ``grace`` after its answer. A
+   caret's blink is slower, and the screen is quiet between blinks. While a quiet runs
+   on (after a change not 70 ms after another, or an animation's pause), the caller may
+   grab and encode the screen ahead (``early``), to use if nothing at all is drawn
+   after it. (The constants are :mod:`viewfinder.desktop.settle_waits`'.)
 4. **What the session has taught** (:class:`SettleMemory`): when the screen changed
    after the tool had returned (the next action finds it), the wait after the actions
    that follow lasts at least until that late change's time (x1.25, plus ``quiet``;
@@ -53,13 +54,11 @@ are noticed (the X server's DAMAGE extension, else polling).
 
 from __future__ import annotations
 
-import itertools
-import statistics
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -71,6 +70,17 @@ from viewfinder.desktop.changes import (
     SettleUnavailableError,
 )
 from viewfinder.desktop.changes import open_changes as _open_changes
+from viewfinder.desktop.settle_waits import (
+    ASK_FRAMES,
+    EARLY_QUIET_S,
+    MAX_EARLY,
+    RHYTHM_FRAME_S,
+    InputHandled,
+    call_early,
+    first_change,
+    paused,
+    rhythm_quiet,
+)
 
 __all__ = [
     "DamageChanges",
@@ -88,23 +98,6 @@ __all__ = [
 SettleMethod = Literal["auto", "damage", "poll"]
 #: How many past actions a late change keeps the longer wait for.
 MEMORY_ACTIONS = 8
-#: An animation: this many changes (or more) in one wait set its quiet by their rhythm.
-RHYTHM_CHANGES = 4
-#: Quiet after an animation's frames: this many times their median interval, plus quiet.
-RHYTHM_FACTOR = 3.0
-#: The longest quiet an animation's rhythm may ask for, in seconds.
-RHYTHM_MOST = 0.25
-#: Only frames this close together (or closer) are an animation's: a spinner or a
-#: progress bar draws 15-60 frames a second, a caret blinks every 0.1-0.6 s and is
-#: quiet in between.
-RHYTHM_FRAME_S = 0.07
-#: An animation's app is asked whether it still runs this many frame intervals after the
-#: last change (at least ``quiet``): its next frame was due by then.
-ASK_FRAMES = 1.5
-#: ``early`` is not called this close to the deadline (a grab and an encode may cost that).
-EARLY_MARGIN_S = 0.1
-#: While the app has not answered, changes and its answer are looked at in turn this often.
-PING_SLICE_S = 0.004
 _SECONDS = (
     "change_timeout",
     "quiet",
@@ -200,15 +193,6 @@ class SettleReport(BaseModel):
     quiet_s: float | None = None
 
 
-class InputHandled(Protocol):
-    """Whether the app an action went to has handled it (a ping queued behind the
-    action: :meth:`viewfinder.xvfb.input.XInput.ask_handled`)."""
-
-    def answered(self) -> bool: ...
-
-    def wait(self, timeout: float) -> bool: ...
-
-
 class SettleMemory:
     """How late the session's apps finished drawing: late changes teach a longer wait.
 
@@ -272,10 +256,12 @@ def settle(
     for the change, all within the deadline. ``recheck()``: a new ping to that app, sent
     once an animation's next frame is overdue; the app must answer it and draw nothing
     for ``grace`` after its answer before the screen counts as settled (a loaded machine
-    holds an app, and its next frame, for longer than any quiet period). ``early()``: called when an
-    animation paused, while its longer quiet runs on (not within :data:`EARLY_MARGIN_S`
-    of the deadline): the caller may grab and encode the screen then, and use that if
-    nothing is drawn after it.
+    holds an app, and its next frame, for longer than any quiet period). ``early()``:
+    called once the screen was quiet ``EARLY_QUIET_S`` after a change (not one of
+    changes closer than ``RHYTHM_FRAME_S``), or an animation paused, while the quiet
+    runs on (at most ``MAX_EARLY`` times a wait, never within ``EARLY_MARGIN_S`` of the
+    deadline; :mod:`viewfinder.desktop.settle_waits`): the caller may grab and encode
+    the screen then, and use that if nothing is drawn after.
     """
     start = clock() if started is None else started
     extra = typed * options.per_character
@@ -291,6 +277,7 @@ def settle(
     times: list[float] = []
     quiet = options.quiet
     interval = 0.0
+    early_left = 0 if early is None else MAX_EARLY
 
     def report(settled: bool) -> SettleReport:
         return SettleReport(
@@ -309,7 +296,7 @@ def settle(
         )
 
     if expect_change:
-        if not _first_change(changes, handled, first_by, options.grace, hold_until, clock):
+        if not first_change(changes, handled, first_by, options.grace, hold_until, clock):
             if handled is None or handled.answered():
                 return report(settled=True)
             # The app has not handled the action yet: nothing it draws for it can be on
@@ -343,16 +330,23 @@ def settle(
             drawn = changes.wait(max(0.0, min(ask_at, deadline) - now))
             if not drawn and clock() < deadline:
                 again = recheck()
-                if early is not None and deadline - clock() > EARLY_MARGIN_S:
-                    early()
-                drawn = _paused(changes, again, end, deadline, options.grace, clock)
+                early_left = call_early(early, early_left, deadline, clock)
+                drawn = paused(changes, again, end, deadline, options.grace, clock)
         else:
-            drawn = changes.wait(max(0.0, min(end, deadline) - now))
+            drawn = False
+            burst = len(times) > 1 and times[-1] - times[-2] < RHYTHM_FRAME_S
+            if early_left and not burst and changed_at + EARLY_QUIET_S < min(end, deadline):
+                # likely drawn whole: grabbed and encoded ahead while the quiet runs on
+                drawn = changes.wait(max(0.0, changed_at + EARLY_QUIET_S - now))
+                if not drawn:
+                    early_left = call_early(early, early_left, deadline, clock)
+            if not drawn:
+                drawn = changes.wait(max(0.0, min(end, deadline) - clock()))
         if drawn:
             seen += 1
             changed_at = clock()
             times.append(changed_at)
-            quiet, interval = _rhythm_quiet(times, options.quiet)
+            quiet, interval = rhythm_quiet(times, options.quiet)
             fresh = True
             continue
         # Nothing was drawn since the last change, up to now: only a wait can tell.
@@ -363,72 +357,3 @@ def settle(
                 # action's: measured once here, so the report does not call it small
                 big = measure() >= options.small_change
             return report(settled=now >= changed_at + quiet)
-
-
-def _paused(
-    changes: ScreenChanges,
-    again: InputHandled | None,
-    end: float,
-    deadline: float,
-    grace: float,
-    clock: Callable[[], float],
-) -> bool:
-    """An animation's quiet, the app asked (``again``) once its next frame was due: wait
-    until ``end``, and past it until the app has answered and drawn nothing for
-    ``grace`` after its answer (all within ``deadline``). True when a change came."""
-    answered_at: float | None = None
-    for _ in range(100_000):  # bounded: each turn waits PING_SLICE_S or returns
-        now = clock()
-        if answered_at is None and again is not None and again.answered():
-            answered_at = now
-        if again is None:
-            until = end
-        elif answered_at is None:
-            until = deadline
-        else:
-            until = max(end, answered_at + grace)
-        until = min(until, deadline)
-        if now >= until:
-            return changes.wait(0.0)
-        listening = again is not None and answered_at is None
-        if changes.wait(min(PING_SLICE_S, until - now) if listening else until - now):
-            return True
-    return changes.wait(0.0)
-
-
-def _rhythm_quiet(times: list[float], quiet: float) -> tuple[float, float]:
-    """The quiet an animation's rhythm asks for (see the module docstring), from the
-    times of the changes seen so far, and the rhythm's frame interval (0: none)."""
-    if len(times) < RHYTHM_CHANGES:
-        return quiet, 0.0
-    recent = times[-(RHYTHM_CHANGES + 2) :]
-    interval = statistics.median(b - a for a, b in itertools.pairwise(recent))
-    if interval > RHYTHM_FRAME_S:
-        return quiet, 0.0
-    return max(quiet, min(RHYTHM_MOST, RHYTHM_FACTOR * interval + quiet)), interval
-
-
-def _first_change(
-    changes: ScreenChanges,
-    handled: InputHandled | None,
-    until: float,
-    grace: float,
-    hold_until: float,
-    clock: Callable[[], float],
-) -> bool:
-    """Wait for the action's first change until ``until``; True when one came. Once the
-    app has answered the ping behind the action, only ``grace`` more (and the hold)."""
-    if handled is None:
-        return changes.wait(max(0.0, until - clock()))
-    for _ in range(100_000):  # bounded: each turn waits PING_SLICE_S or returns
-        now = clock()
-        if now >= until:
-            return changes.wait(0.0)
-        if changes.wait(min(PING_SLICE_S, until - now)):
-            return True
-        if handled.answered():
-            # Handled: what it draws for the action is on its way; grace covers the
-            # app's idle redraw and the server's drawing.
-            end = min(until, max(clock() + grace, hold_until))
-            return changes.wait(max(0.0, end - clock()))
-    return changes.wait(max(0.0, until - clock()))
