@@ -15,7 +15,8 @@ from .apps import (
     DesktopError,
     WindowTimeoutError,
 )
-from .computer import ComputerTool, ComputerToolClosedError, ComputerToolOptionError
+from .computer import ComputerTool, ComputerToolClosedError
+from .computer_options import ComputerToolOptionError
 from .computer_toolset import (
     ComputerToolset,
     DisabledMemberError,

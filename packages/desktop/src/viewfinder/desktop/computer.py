@@ -31,17 +31,24 @@ from viewfinder.core import (
     Trajectory,
     ViewfinderError,
 )
-from viewfinder.core.imaging import normalize_format
-from viewfinder.core.result_budget import ResultBudget, UnknownClientError, budget_for
+from viewfinder.core.result_budget import ResultBudget
 from viewfinder.core.screenshot import utc_now
-from viewfinder.desktop.actions import Action, ActionInputError, Api, action_name, parse_action
+from viewfinder.desktop.actions import Action, Api, action_name, parse_action
+from viewfinder.desktop.aiming import aim
 from viewfinder.desktop.attribution import describe_elsewhere
+from viewfinder.desktop.computer_options import checked_options
 from viewfinder.desktop.frames import ScreenFrames
 from viewfinder.desktop.images import ModelImages, model_size_within
 from viewfinder.desktop.pointer import PointerQuery, drag_along
-from viewfinder.desktop.results import ComputerResult, Seen, describe_action, describe_settle
-from viewfinder.desktop.scaling import RESAMPLE_FILTERS, Resample, Scaling, Target
-from viewfinder.desktop.screen_elements import ANCHORED_KINDS, ScreenElements
+from viewfinder.desktop.results import (
+    ComputerResult,
+    Seen,
+    describe_action,
+    describe_settle,
+    failure_result,
+)
+from viewfinder.desktop.scaling import Resample, Scaling, Target
+from viewfinder.desktop.screen_elements import ScreenElements
 from viewfinder.desktop.screen_elements import snapshot_tokens as tokens_for
 from viewfinder.desktop.settle import SettleOptions
 from viewfinder.desktop.steps import StepLog, step_extra
@@ -53,18 +60,6 @@ if TYPE_CHECKING:
 
     from viewfinder.core.element_sources import ElementSource
     from viewfinder.xvfb import Display, XvfbBackend
-
-#: The kinds that act where the pointer is when the action names no place.
-_POINTER_KINDS = ANCHORED_KINDS - {
-    EventKind.MOVE,
-    EventKind.MOUSE_DOWN,
-    EventKind.MOUSE_UP,
-    EventKind.DRAG,
-}
-
-
-class ComputerToolOptionError(ViewfinderError, ValueError):
-    """A ComputerTool was given an option it cannot use."""
 
 
 class ComputerToolClosedError(ViewfinderError, RuntimeError):
@@ -123,28 +118,9 @@ class ComputerTool:
     ) -> None:
         from viewfinder.xvfb import XvfbBackend
 
-        try:
-            self.image_format = normalize_format(image_format)
-        except ValueError as exc:
-            raise ComputerToolOptionError(str(exc)) from None
-        if api not in (None, "anthropic", "openai"):
-            raise ComputerToolOptionError(f"api must be anthropic, openai or None, got {api!r}")
-        if settle is not None and not isinstance(settle, SettleOptions):
-            raise ComputerToolOptionError(
-                f"settle must be a SettleOptions, got {type(settle).__name__}"
-            )
-        if resample not in RESAMPLE_FILTERS:
-            raise ComputerToolOptionError(
-                f"resample must be one of {', '.join(RESAMPLE_FILTERS)}, got {resample!r}"
-            )
-        try:
-            self.budget = budget_for(client)
-        except UnknownClientError as exc:
-            raise ComputerToolOptionError(str(exc)) from None
-        if snapshot_tokens is not None and snapshot_tokens < 20:
-            raise ComputerToolOptionError(
-                f"snapshot_tokens must be at least 20, got {snapshot_tokens}"
-            )
+        self.image_format, self.budget = checked_options(
+            image_format, api, settle, resample, client, snapshot_tokens
+        )
         self.api = api
         self.resample: Resample = resample
         self.settle_options = settle or SettleOptions()
@@ -265,23 +241,7 @@ class ComputerTool:
     def _run(self, action: Action) -> ComputerResult:
         if not action.changes_screen:
             return self._look(action)
-        elements = self._elements
-        tree = None
-        if action.element is not None:  # the pre-action state: where the element is now
-            tree = elements.read()
-        elif elements.enabled and action.kind in ANCHORED_KINDS:
-            tree = elements.read_or_reason()
-        at = elements.centre(tree, action.element) if tree and action.element else None
-        needs_pointer = action.position is None and at is None and action.kind in _POINTER_KINDS
-        pointer = self._pointer() if needs_pointer else (0, 0)
-        event = action.to_event(self.scaling, pointer, at)
-        path = action.screen_path(self.scaling) if action.path else None
-        focus = None
-        if event.kind is EventKind.TYPE and at is not None:  # into the element: click it first
-            focus = Event(kind=EventKind.CLICK, position=event.position, button="left")
-            focus = elements.windowed(elements.anchored(focus, tree))
-            event = event.model_copy(update={"position": None})
-        event = elements.windowed(elements.anchored(event, tree))
+        event, focus, path = aim(action, self._elements, self.scaling, self._pointer)
         before = self.frames.before_action()
         event = event.model_copy(update={"timestamp": utc_now()})
         started = time.monotonic()  # the deadline counts from here, whatever comes next
@@ -366,25 +326,10 @@ class ComputerTool:
             return self._elements.read()
 
     def _failure(self, error: ViewfinderError, name: str | None) -> ComputerResult:
-        if (
-            isinstance(error, ActionInputError)
-            and error.action is None
-            and name
-            and error.field not in (None, "action", "type")  # those errors name the action
-        ):
-            error.action = name
         shot = None
         with contextlib.suppress(ViewfinderError):  # the model sees the screen as it is now
             shot = self._images.frame(self._grab()[0])
-        message = str(error)
-        return ComputerResult(
-            action=name,
-            screenshot=shot,
-            text=message,
-            is_error=True,
-            error=message,
-            error_type=type(error).__name__,
-        )
+        return failure_result(error, name, shot)
 
     def _ask_handled(self, event: Event, path: list[tuple[int, int]] | None) -> Any:
         """A ping behind the action to the app it went to (None: none can be asked): a

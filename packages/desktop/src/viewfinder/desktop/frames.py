@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING
 from viewfinder.core.screenshot import utc_now
 from viewfinder.desktop.changes import changed_box, changed_pixels
 from viewfinder.desktop.settle import (
-    InputHandled,
     SettleMemory,
     SettleOptions,
     SettleReport,
     open_changes,
     settle,
 )
+from viewfinder.desktop.settle_waits import InputHandled
 
 if TYPE_CHECKING:
     from PIL import Image

@@ -7,8 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from viewfinder.core import ElementTree, Event, EventKind, Screenshot
-from viewfinder.desktop.actions import Action, Api
+from viewfinder.core import ElementTree, Event, EventKind, Screenshot, ViewfinderError
+from viewfinder.desktop.actions import Action, ActionInputError, Api
 from viewfinder.desktop.settle import SettleReport
 
 
@@ -118,3 +118,27 @@ def describe_settle(report: SettleReport) -> str:
         )
     small = " (a small change only)" if report.small else ""
     return f"the screen changed{small} and settled after {report.waited_s:.2f} s{busy}"
+
+
+def failure_result(
+    error: ViewfinderError, name: str | None, shot: Screenshot | None
+) -> ComputerResult:
+    """The result of an action that could not be read or performed: ``error``'s words
+    (naming the action ``name``), and the screen as it is now (``shot``; None when it
+    could not be grabbed)."""
+    if (
+        isinstance(error, ActionInputError)
+        and error.action is None
+        and name
+        and error.field not in (None, "action", "type")  # those errors name the action
+    ):
+        error.action = name
+    message = str(error)
+    return ComputerResult(
+        action=name,
+        screenshot=shot,
+        text=message,
+        is_error=True,
+        error=message,
+        error_type=type(error).__name__,
+    )
