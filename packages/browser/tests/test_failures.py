@@ -83,9 +83,10 @@ def test_a_timed_out_snippet_cannot_send_cdp_commands_afterwards(
 ) -> None:
     done = threading.Event()
     session.state["done"] = done
+    # set before the timed snippet: a loaded machine's first evaluate may take its second
+    assert session.execute("await page.evaluate('window.before = 1')").error is None
     result = session.execute(
         """
-await page.evaluate("window.before = 1")
 try:
     await asyncio.sleep(60)
 except asyncio.CancelledError:
@@ -97,12 +98,12 @@ except Exception as exc:
     state["outcome"] = exc
 state["done"].set()
 """,
-        timeout=1,
+        timeout=2,
     )
     assert result.error is not None
     assert result.error.kind == "timeout"
-    assert "ran past its 1s timeout" in result.error.message
-    assert "line 4, in <snippet>\n    await asyncio.sleep(60)" in (result.error.traceback or "")
+    assert "ran past its 2s timeout" in result.error.message
+    assert "line 3, in <snippet>\n    await asyncio.sleep(60)" in (result.error.traceback or "")
     assert done.wait(30)
     assert isinstance(session.state["outcome"], SnippetSessionClosedError)
     # The page was kept, and the command after the timeout never reached it.

@@ -145,6 +145,11 @@ class CdpElementSource(ElementSource):
                 found.left_out.append(f"the frame at {url or '?'} ({answer})")
             else:
                 reads[frame_id] = answer
+                if answer[0].get("loading"):
+                    found.left_out.append(
+                        f"what the frame at {url or '?'} has not parsed yet (its document is "
+                        "still loading: read again once it has loaded)"
+                    )
                 if answer[0].get("unchecked"):
                     found.left_out.append(
                         f"what {answer[0]['unchecked']} custom elements of the frame at "

@@ -312,7 +312,8 @@ const root = element(top, -1, "root web area", doc.title || "", null,
 if (doc.documentElement) visit(doc.documentElement, top, root, 0, true);
 vf.frames = frames;
 vf.hosts = hosts;
-return JSON.stringify({frames: frames.length, hosts: hosts.length, epoch: vf.epoch, strings,
+return JSON.stringify({frames: frames.length, hosts: hosts.length, epoch: vf.epoch,
+  loading: doc.readyState === "loading", strings,
   parents, ids, names, bounds, styles, clients, elements});
 })()
 """
