@@ -22,6 +22,12 @@ APPS = ROOT / "examples" / "settle_apps.py"
 sys.path.insert(0, str(APPS.parent))
 from settle_apps import panel_colour  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).parent))
+from timed_changes import TimedChanges  # noqa: E402
+
+#: A spinner's frame every 30 ms for 1 s, then a panel's new colour, then nothing.
+SPINNER_THEN_PANEL = [0.03 * n for n in range(1, 34)] + [1.02]
+
 
 def rgb(colour: str) -> tuple[int, int, int]:
     return (int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16))
@@ -248,29 +254,6 @@ def test_the_memory_of_late_changes_is_bounded_and_fades() -> None:
     assert memory.hold(SettleOptions(adapt=False)) == 0.0
 
 
-class _SpinnerThenPanel(ScreenChanges):
-    """A spinner's frame every 30 ms for 1 s, then a panel's new colour, then nothing;
-    on a clock the test moves."""
-
-    method = "test"
-
-    def __init__(self, clock: list[float]) -> None:
-        super().__init__()
-        self.clock = clock
-        self.frames = [0.03 * n for n in range(1, 34)] + [1.02]
-
-    def mark(self) -> Damage:
-        return Damage()
-
-    def wait(self, timeout: float) -> bool:
-        due = [at for at in self.frames if at > self.clock[0]]
-        if due and due[0] <= self.clock[0] + timeout:
-            self.clock[0] = due[0]
-            return True
-        self.clock[0] += max(timeout, 0.0)
-        return False
-
-
 def test_a_big_change_after_patience_is_not_reported_as_small() -> None:
     """The spinner's frames are small and go on past patience; the panel that follows is
     big: the report says the screen changed, not that only a small change came."""
@@ -280,7 +263,7 @@ def test_a_big_change_after_patience_is_not_reported_as_small() -> None:
         return 100_000 if clock[0] >= 1.02 else 300  # the panel, else one arc
 
     report = settle(
-        _SpinnerThenPanel(clock), SettleOptions(), started=0.0, measure=measure,
+        TimedChanges(clock, SPINNER_THEN_PANEL), SettleOptions(), started=0.0, measure=measure,
         clock=lambda: clock[0],
     )  # fmt: skip
     assert (report.changed, report.settled, report.changes) == (True, True, 34)

@@ -18,11 +18,13 @@ from typing import Any
 import pytest
 
 from viewfinder.desktop import ComputerTool, SettleOptions
-from viewfinder.desktop.changes import Damage, ScreenChanges
 from viewfinder.desktop.settle import settle
 from viewfinder.desktop.settle_waits import EARLY_MARGIN_S, EARLY_QUIET_S, MAX_EARLY
 from viewfinder.desktop.testing import LoggedApp
 from viewfinder.xvfb import Display
+
+sys.path.insert(0, str(Path(__file__).parent))
+from timed_changes import TimedChanges
 
 APP = Path(__file__).parent / "settle_scene_app.py"
 RED = (0xD0, 0x30, 0x30)
@@ -30,28 +32,6 @@ PANEL = (200, 190)  # the panel's centre (the screen is the model's size: no sca
 SPIN = (300, 70)  # a spot of the canvas: a click there starts the spinner
 GREEN = (0, 0xFF, 0)
 ELSEWHERE = (800, 600)  # the centre of another client's window, away from the app's
-
-
-class _Frames(ScreenChanges):
-    """Changes at the given times, on a clock the test moves."""
-
-    method = "test"
-
-    def __init__(self, clock: list[float], frames: list[float]) -> None:
-        super().__init__()
-        self.clock = clock
-        self.frames = frames
-
-    def mark(self) -> Damage:
-        return Damage()
-
-    def wait(self, timeout: float) -> bool:
-        due = [at for at in self.frames if at > self.clock[0]]
-        if due and due[0] <= self.clock[0] + timeout:
-            self.clock[0] = due[0]
-            return True
-        self.clock[0] += max(timeout, 0.0)
-        return False
 
 
 class _Ping:
@@ -88,7 +68,7 @@ def _spin(delay: float, extra: tuple[float, ...] = (), **kwargs: Any) -> tuple[A
         return _Ping(clock, delay)
 
     report = settle(
-        _Frames(clock, SPIN_FRAMES + list(extra)), SettleOptions(), started=0.0,
+        TimedChanges(clock, SPIN_FRAMES + list(extra)), SettleOptions(), started=0.0,
         recheck=recheck, clock=lambda: clock[0], **kwargs,
     )  # fmt: skip
     return report, asked
@@ -128,8 +108,8 @@ def test_the_screen_is_taken_ahead_once_quiet_at_most_a_few_times_never_near_the
     calls: list[float] = []
     clock = [0.0]
     report = settle(
-        _Frames(clock, [0.03]), SettleOptions(), started=0.0, early=lambda: calls.append(clock[0]),
-        clock=lambda: clock[0],
+        TimedChanges(clock, [0.03]), SettleOptions(), started=0.0,
+        early=lambda: calls.append(clock[0]), clock=lambda: clock[0],
     )  # fmt: skip
     assert calls == [pytest.approx(0.03 + EARLY_QUIET_S)] and report.settled
     calls.clear()
@@ -141,7 +121,7 @@ def test_the_screen_is_taken_ahead_once_quiet_at_most_a_few_times_never_near_the
     clock = [0.0]
     calls.clear()
     settle(
-        _Frames(clock, many), SettleOptions(), started=0.0, early=lambda: calls.append(0),
+        TimedChanges(clock, many), SettleOptions(), started=0.0, early=lambda: calls.append(0),
         measure=lambda: 300, clock=lambda: clock[0],
     )  # fmt: skip
     assert len(calls) == MAX_EARLY
@@ -156,7 +136,7 @@ def test_the_screen_is_taken_ahead_once_quiet_at_most_a_few_times_never_near_the
 
     calls.clear()
     settle(
-        _Frames(clock, [0.03 * n for n in range(1, 64)]), SettleOptions(), started=0.0,
+        TimedChanges(clock, [0.03 * n for n in range(1, 64)]), SettleOptions(), started=0.0,
         recheck=recheck, early=lambda: calls.append(clock[0]), clock=lambda: clock[0],
     )  # fmt: skip
     assert pinged == [pytest.approx(1.94)]
