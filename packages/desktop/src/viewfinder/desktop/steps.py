@@ -150,21 +150,30 @@ class StepLog:
     ) -> None:
         """Keep ``event`` (screen coordinates) with ``frame``, the screen just before it.
 
-        The same image object as the previous step's frame is encoded once. Waits while
-        :data:`MAX_PENDING` frames are still being encoded.
+        The same image object as the previous step's frame is encoded once. Frames are
+        encoded in the background, at the lowest priority; while :data:`MAX_PENDING` of
+        them wait there (a loaded machine starves that thread), this one is encoded here
+        instead: an action waits for its own frame's encoding, never for the queue's.
         """
-        while len(self._pending) >= MAX_PENDING:
-            self._pending.popleft().result()
+        while self._pending and self._pending[0].done():
+            self._pending.popleft()
+        encoded: Future[Screenshot] | None = None
+        if frame is not self._last_image or self._last_frame is None:
+            if len(self._pending) >= MAX_PENDING:
+                encoded = Future()
+                encoded.set_result(_encode(frame, captured_at))
+            else:
+                encoded = self._writer.submit(_encode, frame, captured_at)
+                self._pending.append(encoded)
         with self._lock:
             seq = len(self._steps)
             if self._folder is not None:
                 event = event.model_copy(update={"screenshot": self._folder.layout.frame_ref(seq)})
-            if frame is self._last_image and self._last_frame is not None:
+            if encoded is None:
+                assert self._last_frame is not None
                 encoded = self._last_frame
             else:
-                encoded = self._writer.submit(_encode, frame, captured_at)
                 self._last_image, self._last_frame = frame, encoded
-                self._pending.append(encoded)
             self._steps.append(self._writer.submit(self._write, seq, event, encoded, extra))
 
     def _write(
