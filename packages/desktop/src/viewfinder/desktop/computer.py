@@ -261,7 +261,7 @@ class ComputerTool:
             handled=None if waited else self._ask_handled(event, path),
             pointer=None if waited else event.is_pointer or bool(path),
             recheck=None if waited else lambda: self._ask_handled(event, path),
-            # the result's screenshot, encoded while an animation's quiet runs on
+            # the result's screenshot, encoded ahead while the screen is quiet
             prepare=(lambda frame, at: self._images.frame(frame, at, shared=shared))
             if plain
             else None,
