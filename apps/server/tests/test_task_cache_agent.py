@@ -80,7 +80,7 @@ def test_a_recorded_cache_replays_to_a_score_of_one(tmp_path: Path) -> None:
     rows = json.loads(out.read_text())["results"]
     assert [(row["task"], row["reward"], row["steps"]) for row in rows] == [
         ("form-name", 1.0, 1), ("form-subscribe", 0.0, 0),
-    ]  # fmt: skip
+    ], rows  # fmt: skip
 
 
 def test_a_cache_whose_screen_changed_hands_back_and_clicks_nothing(tmp_path: Path) -> None:

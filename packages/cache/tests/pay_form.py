@@ -5,7 +5,8 @@ canvas filling it and a blue 96x32 "Pay $10" button (13 px DejaVu Sans) at (60, 
 Every other layout shows it 120 px lower: ``moved`` as it was; ``label:TEXT`` labelled
 TEXT; ``recoloured`` red; ``darker`` a darker blue; ``twins`` twice, 200 px apart;
 ``covered`` with a panel over its right half; ``under-window`` with another window
-over its lower half.
+over its lower half. ``slow`` shows it as ``original`` but takes half a second to handle
+a click on it.
 
 It prints "ready" once drawn, then one line per click: ``clicked <button>`` for a
 button (its label, or its name where two look the same), ``clicked cover`` for what
@@ -15,6 +16,7 @@ covers one, ``clicked canvas`` for the canvas.
 from __future__ import annotations
 
 import sys
+import time
 import tkinter as tk
 
 BACKGROUND = "#ececec"
@@ -31,7 +33,9 @@ def say(line: str) -> None:
     print(line, flush=True)
 
 
-def button(root: tk.Tk, text: str, x: int, y: int, colour: str = BLUE, name: str = "") -> None:
+def button(
+    root: tk.Tk, text: str, x: int, y: int, colour: str = BLUE, name: str = "", busy: float = 0
+) -> None:
     # flat, with the same colours under the pointer and no focus ring: the pixels do not
     # depend on where the pointer rests or which widget has the focus
     widget = tk.Button(
@@ -46,7 +50,7 @@ def button(root: tk.Tk, text: str, x: int, y: int, colour: str = BLUE, name: str
         borderwidth=0,
         highlightthickness=0,
         takefocus=0,
-        command=lambda: say(f"clicked {name or text}"),
+        command=lambda: (time.sleep(busy), say(f"clicked {name or text}")),
     )
     widget.place(x=x, y=y, width=WIDTH, height=HEIGHT)
 
@@ -75,6 +79,8 @@ def main(layout: str) -> None:
     down = Y + DOWN
     if layout == "original":
         button(root, "Pay $10", X, Y)
+    elif layout == "slow":
+        button(root, "Pay $10", X, Y, busy=0.5)
     elif layout == "moved":
         button(root, "Pay $10", X, down)
     elif layout.startswith("label:"):  # label:Pay $18 -- another label where it moved

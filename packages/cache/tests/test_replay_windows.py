@@ -33,8 +33,23 @@ PAY = Point(x=60 + 48, y=80 + 16)  # the middle of "Pay $10" (pay_form.py, origi
 SENTINEL = Point(x=620, y=470)
 
 
-def form(display: Display, script: Path) -> LoggedForm:
-    return LoggedForm(sys.executable, script, display, "original", SENTINEL)
+def form(display: Display, script: Path, layout: str = "original") -> LoggedForm:
+    return LoggedForm(sys.executable, script, display, layout, SENTINEL)
+
+
+def record_pay_click(display: Display, folder: Path) -> list[str]:
+    """Record a click on the original form's "Pay $10" into the session ``folder``;
+    the clicks the form saw."""
+    app = form(display, HERE / "pay_form.py")
+    try:
+        with (
+            Recorder(folder, "xvfb", backend_options={"display": display.name}) as recorder,
+            display.backend() as screen,
+        ):
+            screen.act(recorder.click(PAY.x, PAY.y))
+    finally:
+        clicks = app.close()
+    return clicks
 
 
 def test_a_step_is_replayed_only_on_the_application_it_was_recorded_on(
@@ -43,16 +58,8 @@ def test_a_step_is_replayed_only_on_the_application_it_was_recorded_on(
     other = tmp_path / "look_alike.py"  # the same form, as another program
     shutil.copy(HERE / "pay_form.py", other)
     with Display(640, 480) as display:
-        app = form(display, HERE / "pay_form.py")
         folder = tmp_path / "session"
-        try:
-            with (
-                Recorder(folder, "xvfb", backend_options={"display": display.name}) as recorder,
-                display.backend() as screen,
-            ):
-                screen.act(recorder.click(PAY.x, PAY.y))
-        finally:
-            assert app.close() == ["clicked Pay $10"]
+        assert record_pay_click(display, folder) == ["clicked Pay $10"]
         [line] = (folder / "manifest.jsonl").read_text().splitlines()
         assert json.loads(line)["window"] == "pay_form.py (tk/Tk)"
         cache = build_cache(folder)

@@ -8,6 +8,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+#: Seconds replay waits after each step for the app it went to to say it handled it.
+DEFAULT_HANDLED_TIMEOUT = 2.0
+
 #: Seconds a mismatching region gets to settle (measured: Tk repaints within ~100 ms on a
 #: loaded two-core machine; the margin covers slower apps).
 DEFAULT_SETTLE_TIME = 0.6
@@ -35,6 +38,9 @@ class StepOutcome(BaseModel):
     healed: str | None = None
     #: where a healed step acted instead of its recorded point
     healed_to: list[int] | None = None
+    #: whether the app the step went to said it handled it before replay went on (None:
+    #: the backend cannot ask, or the app does not answer)
+    handled: bool | None = None
 
 
 class ReplayResult(BaseModel):
@@ -79,6 +85,9 @@ class ExecutionSettings(BaseModel):
     #: how long a step whose region does not match yet is checked again before replay
     #: stops: the app may still be repainting after the previous action
     settle_time: float = Field(default=DEFAULT_SETTLE_TIME, ge=0)
+    #: how long replay waits after each step until the app it went to has handled it
+    #: (the next step's check, and the caller once replay returns, see what it did)
+    handled_timeout: float = Field(default=DEFAULT_HANDLED_TIMEOUT, ge=0)
     #: look for a mismatching step's target where it moved (its element, its region's
     #: pixels) and act there when certain (docs/cache.md, healing); False stops at the
     #: first mismatch, as before healing existed

@@ -142,6 +142,17 @@ class CaptureBackend(ABC):
         """Async :meth:`act`; by default runs it in a worker thread."""
         await asyncio.to_thread(self.act, event)
 
+    def wait_handled(self, event: Event, timeout: float) -> bool | None:
+        """Wait up to ``timeout`` seconds until the app ``event`` (just performed by
+        :meth:`act`) went to has handled it, and the input before it.
+
+        True once the app said so, False when it did not in time, None when this
+        backend cannot ask (the default): an X server hands input to an app's queue and
+        returns, so a caller that reads what the app did next (its files, its screen)
+        asks first.
+        """
+        return None
+
     # -- lifetime -------------------------------------------------------------------
 
     def close(self) -> None:

@@ -154,6 +154,15 @@ class XvfbBackend(CaptureBackend):
         self._check_alive()
         self.input.perform(event)
 
+    def wait_handled(self, event: Event, timeout: float) -> bool | None:
+        """Wait until the app ``event`` went to has handled it: a ping queued behind it
+        to the app under the pointer (a pointer event) or with the focus, answered once
+        its event loop got past the input (:meth:`XInput.ask_handled`). None when no app
+        can be asked (the bare root, no focus, an app that does not answer pings)."""
+        self._check_alive()
+        check = self.input.ask_handled(pointer=event.is_pointer)
+        return None if check is None else check.wait(timeout)
+
     # -- lifetime -------------------------------------------------------------------------
 
     def close(self) -> None:

@@ -5,8 +5,9 @@ It plays a cache file (:mod:`viewfinder.cache`) on the episode's screen with the
 against the file's hash before it is acted on, a step whose target only moved is
 healed (found again by its element or its picture), and a replay that needs an agent
 (a region that changed past healing) stops before acting and hands back to nothing:
-the episode ends there. Then one ``screenshot`` call lets the checker score the
-screen the replay left.
+the episode ends there. Replay returns once the app has handled its last step (see
+``ExecutionSettings.handled_timeout``), so one ``screenshot`` call then lets the checker
+score what the replay left: the screen and the files the app wrote.
 
 ``PATH`` is one cache file for every task, or a folder with one per task
 (``<task id>.json``; a task without one is not played). The replay acts on the
