@@ -5,8 +5,11 @@ never stops changing, and a change drawn after the tool returned is reported nex
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -115,6 +118,30 @@ def test_the_frame_returned_shows_the_whole_effect(display: Any, start_app: Any,
                 result.text
             )
             assert result.settle is not None and result.settle.changed and result.settle.settled
+
+
+def test_an_app_held_past_patience_has_its_effect_in_the_frame(
+    display: Any, start_app: Any
+) -> None:
+    """The button's relief shows at once; then the app is stopped (as a loaded machine
+    holds it) past patience, before the panel's repaint was due. Asked whether it runs,
+    it answers once it runs again and draws the panel: the frame returned shows it."""
+    app = start_app("two-step")
+    with ComputerTool(display, target="XGA") as tool:
+        tool({"action": "mouse_move", "coordinate": [1000, 700]})
+        hold = threading.Timer(0.1, os.kill, (app.process.pid, signal.SIGSTOP))
+        resume = threading.Timer(0.9, os.kill, (app.process.pid, signal.SIGCONT))
+        hold.start()
+        resume.start()
+        try:
+            point = tool.scaling.to_model(*app.centre("button"))
+            result = tool({"action": "left_click", "coordinate": list(point)})
+        finally:
+            hold.join()
+            resume.join()
+        app.wait_for(lambda s: s["effects"] == 1, "the effect")
+        assert panel_shown(tool, app, result.screenshot) == rgb(panel_colour(1)), result.text
+        assert result.settle is not None and result.settle.waited_s > 0.9
 
 
 def test_a_screen_that_never_stops_changing_returns_at_the_deadline(

@@ -217,3 +217,57 @@ def test_the_frame_grabbed_during_the_pause_is_returned_only_if_nothing_was_draw
         else:
             assert frame is prepared[-1]
         assert app.said() == []
+
+
+# -- patience ---------------------------------------------------------------------------
+
+def _blinking(delay: float, effect: float | None) -> tuple[Any, list[float]]:
+    """A settle after a click in an app whose caret blinks every 100 ms (small changes,
+    from 0.13 s), the app answering each ping ``delay`` s after it was sent (drawing
+    nothing while it is held) and drawing a big change at ``effect`` (None: never);
+    the report and the pings' times."""
+    clock = [0.0]
+    asked: list[float] = []
+
+    def recheck() -> _Ping:
+        asked.append(clock[0])
+        return _Ping(clock, delay)
+
+    held = (0.45, 0.45 + delay)  # the app is asked a grace before patience ends
+    caret = [0.13 + 0.1 * n for n in range(30)]
+    times = [t for t in caret if not held[0] <= t <= held[1]] + [effect] * (effect is not None)
+    times.sort()
+    report = settle(
+        TimedChanges(clock, times), SettleOptions(), started=0.0, recheck=recheck,
+        measure=lambda: 10_000 if effect is not None and clock[0] >= effect else 10,
+        clock=lambda: clock[0],
+    )  # fmt: skip
+    return report, asked
+
+
+def test_an_app_that_answers_at_once_ends_the_wait_at_patience() -> None:
+    """Only a caret's blinks: asked a grace before patience ends, the app answers at
+    once, and the wait ends when patience does, as before it was asked."""
+    options = SettleOptions()
+    report, asked = _blinking(delay=0.0005, effect=None)
+    assert asked == [pytest.approx(options.patience - options.grace)]
+    assert report.small and report.settled
+    assert report.waited_s == pytest.approx(options.patience, abs=0.005)
+
+
+def test_an_app_held_past_patience_is_waited_for_and_its_due_effect_seen() -> None:
+    """A loaded machine holds the app 0.3 s when it is asked; once it runs again it
+    draws the effect its timer was due to draw (0.76 s): the wait sees it, and the
+    report does not call the change small."""
+    report, asked = _blinking(delay=0.3, effect=0.76)
+    assert len(asked) == 1
+    assert not report.small and report.changes == 5
+    assert report.waited_s == pytest.approx(0.76 + SettleOptions().quiet, abs=0.005)
+
+
+def test_a_held_app_that_draws_nothing_new_ends_the_wait_a_grace_after_its_answer() -> None:
+    options = SettleOptions()
+    report, asked = _blinking(delay=0.3, effect=None)
+    assert report.small
+    # answered 0.3 s after it was asked, and a grace after that
+    assert report.waited_s == pytest.approx(asked[0] + 0.3 + options.grace, abs=0.005)

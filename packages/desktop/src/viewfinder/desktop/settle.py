@@ -15,8 +15,10 @@ caret blinks meanwhile. :func:`settle` waits for what the action does:
    action (:func:`~viewfinder.desktop.changes.changed_pixels`, only where the X server
    says something was drawn). While every change so far moved fewer than
    ``small_change`` pixels (a caret blink, a button's relief, the hover colour), the
-   wait goes on until ``patience`` s (0.5) after the action, for a bigger one. Typing
-   is the exception: its effect is small by nature.
+   wait goes on until ``patience`` s (0.5) after the action, for a bigger one, and
+   past it while the app, asked ``grace`` before, has not answered: a loaded machine
+   can hold an app longer than patience, and the effect its timer was due to draw comes
+   once it runs again. Typing is the exception: its effect is small by nature.
 3. **Quiet**: no change for ``quiet`` s (0.05) after the last one, so an effect drawn in
    several steps is seen whole. An animation sets its own quiet: once 4 changes came at
    most 70 ms apart (their median interval), quiet lasts 3 times that interval plus
@@ -261,7 +263,10 @@ def settle(
     changes closer than ``RHYTHM_FRAME_S``), or an animation paused, while the quiet
     runs on (at most ``MAX_EARLY`` times a wait, never within ``EARLY_MARGIN_S`` of the
     deadline; :mod:`viewfinder.desktop.settle_waits`): the caller may grab and encode
-    the screen then, and use that if nothing is drawn after.
+    the screen then, and use that if nothing is drawn after. When only small changes
+    came and ``patience`` is what ends the wait, the app is asked too (``recheck``,
+    ``grace`` before patience ends): one a loaded machine held past patience answers
+    late, and what it draws then (the effect its timer was due to draw) is waited for.
     """
     start = clock() if started is None else started
     extra = typed * options.per_character
@@ -278,6 +283,7 @@ def settle(
     quiet = options.quiet
     interval = 0.0
     early_left = 0 if early is None else MAX_EARLY
+    patience_asked = recheck is None
 
     def report(settled: bool) -> SettleReport:
         return SettleReport(
@@ -340,6 +346,15 @@ def settle(
                 drawn = changes.wait(max(0.0, changed_at + EARLY_QUIET_S - now))
                 if not drawn:
                     early_left = call_early(early, early_left, deadline, clock)
+            if not drawn and not big and not patience_asked and end == patience_until:
+                # Only small changes, and patience ends the wait: is the app running? One
+                # a loaded machine holds answers late, then draws what was due meanwhile.
+                # Asked a grace before patience ends: an answer at once adds nothing.
+                drawn = changes.wait(max(0.0, min(end - options.grace, deadline) - clock()))
+                if not drawn and clock() < deadline:
+                    assert recheck is not None
+                    patience_asked = True
+                    drawn = paused(changes, recheck(), end, deadline, options.grace, clock)
             if not drawn:
                 drawn = changes.wait(max(0.0, min(end, deadline) - clock()))
         if drawn:
