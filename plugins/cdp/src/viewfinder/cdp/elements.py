@@ -152,8 +152,10 @@ class CdpElementSource(ElementSource):
                     )
                 if answer[0].get("unchecked"):
                     found.left_out.append(
-                        f"what {answer[0]['unchecked']} custom elements of the frame at "
-                        f"{url or '?'} may hold in closed shadow roots (the next reads ask)"
+                        f"what {answer[0]['unchecked']} elements of the frame at "
+                        f"{url or '?'} may hold in closed shadow roots (custom elements, and "
+                        "built-in ones none of whose own children is drawn; the next reads "
+                        "ask)"
                     )
         # frame id -> where it is drawn, and the frame and iframe node holding it
         places: dict[str, _Place] = {local[0][0]: _Place(origin, clip)} if local else {}

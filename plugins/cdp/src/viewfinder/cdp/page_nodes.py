@@ -4,9 +4,11 @@ node found again by its key, and closed shadow roots handed to the reader.
 The world keeps, per node id it gave, a ``WeakRef`` to the node, so a key
 (``"<frame id>/<epoch>/<node id>"``) resolves to the node object while it is in its
 document; the browser toolset acts on a ref through that object. A closed shadow root
-is hidden from every script but not from the DevTools protocol: the custom elements a
-read found without an open root are described (``DOM.describeNode``), and each closed
-root found is resolved into the world and kept there by its host for the reader.
+is hidden from every script but not from the DevTools protocol: the elements a read
+found without an open root that may hold one (custom elements, and the built-in
+elements that can host a root and draw none of their own children, as a host draws its
+root instead) are described (``DOM.describeNode``), and each closed root found is
+resolved into the world and kept there by its host for the reader.
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ RESOLVE = """
 })(%s, %d)
 """
 
-#: Custom elements asked about per read whether they hold a closed shadow root (the
-#: rest are asked on the next reads, and the read says how many are left).
+#: Elements asked about per read whether they hold a closed shadow root (the rest are
+#: asked on the next reads, and the read says how many are left).
 MAX_HOSTS_CHECKED = 256
 
 #: Keeps a closed shadow root (``this``) for the reader, by its host.
@@ -46,8 +48,8 @@ _CHECKED = (
 
 
 async def open_closed_roots(session: CDPSession, context: int, timeout: float) -> tuple[int, int]:
-    """Ask the DevTools protocol, which sees closed shadow roots, about the custom
-    elements the last read found without an open one; keep each closed root for the
+    """Ask the DevTools protocol, which sees closed shadow roots, about the elements
+    the last read found that may hold one; keep each closed root for the
     reader (``vf.closed``). Returns how many were found, and how many hosts are left
     to ask (over :data:`MAX_HOSTS_CHECKED`)."""
     group = WORLD + "-hosts"

@@ -52,6 +52,21 @@ vf.idOf = idOf;
 // a closed shadow root is not the element's shadowRoot in any world: those found over
 // the DevTools protocol are kept here (read_frame)
 const shadowOf = (el) => el.shadowRoot || vf.closed.get(el) || null;
+// Built-in elements that may host a shadow root (the DOM standard's list).
+const HOSTABLE = new Set(["ARTICLE", "ASIDE", "BLOCKQUOTE", "BODY", "DIV", "FOOTER", "H1",
+  "H2", "H3", "H4", "H5", "H6", "HEADER", "MAIN", "NAV", "P", "SECTION", "SPAN"]);
+// Whether none of an element's own children is drawn: a closed shadow root drawn in
+// their place is then possible (a shadow host's unslotted children are not drawn).
+function bare(el) {
+  for (let child = el.firstChild; child; child = child.nextSibling) {
+    if (child.nodeType === 1 && child.getClientRects().length) return false;
+    if (child.nodeType === 3 && /\S/.test(child.data)) {
+      range.selectNodeContents(child);
+      if (range.getClientRects().length) return false;
+    }
+  }
+  return true;
+}
 const TEXTLIKE = new Set(["", "text", "email", "tel", "url", "password", "search", "number",
   "date", "datetime-local", "month", "time", "week"]);
 const CONTENT_NAMED = new Set(["button", "link", "heading", "cell", "columnheader", "rowheader",
@@ -301,7 +316,8 @@ function visit(node, parent, holder, depth, shown) {
   if (tag === "INPUT" || tag === "TEXTAREA" || tag === "IMG") return;
   const shadow = shadowOf(el);
   if (shadow) walk(shadow, at, inside, depth + 1, visible);
-  else if (tag.includes("-") && !vf.checked.has(el)) hosts.push(el);
+  else if ((tag.includes("-") || (HOSTABLE.has(tag) && r.width > 0 && r.height > 0 && bare(el)))
+    && !vf.checked.has(el)) hosts.push(el);
   walk(el, at, inside, depth + 1, visible);
 }
 const doc = document;
