@@ -221,6 +221,7 @@ def test_the_frame_grabbed_during_the_pause_is_returned_only_if_nothing_was_draw
 
 # -- patience ---------------------------------------------------------------------------
 
+
 def _blinking(delay: float, effect: float | None) -> tuple[Any, list[float]]:
     """A settle after a click in an app whose caret blinks every 100 ms (small changes,
     from 0.13 s), the app answering each ping ``delay`` s after it was sent (drawing
