@@ -141,7 +141,7 @@ def cache_replay(arguments: CacheReplayInput, context: ToolContext) -> ToolResul
         )
         after = backend.capture()
     return ToolResult.of(
-        f"{result.status.value}: {result.message}",
+        " ".join([f"{result.status.value}: {result.message}", *result.warnings]),
         after,
         structured={
             "status": result.status.value,
@@ -154,6 +154,7 @@ def cache_replay(arguments: CacheReplayInput, context: ToolContext) -> ToolResul
                 for step in result.steps
                 if step.healed
             ],
+            "warnings": result.warnings,
         },
         is_error=result.status.value == "FAILED",
     )
