@@ -61,8 +61,9 @@ def test_a_recorded_cache_replays_to_a_score_of_one(tmp_path: Path) -> None:
     [result] = run_suite(
         one("form-name"), agent, on_result=lambda r: seen.append(clicks_in(r.workdir or ""))
     )
-    assert (result.reward, result.success, result.steps) == (1.0, True, 1)
+    assert (result.reward, result.success, result.steps) == (1.0, True, 1), result.agent_note
     assert agent.outcomes == {"form-name": "COMPLETED"}
+    assert result.agent_note == "COMPLETED: replayed 3 step(s) from cache"
     assert seen == [["name", "save"]]  # the app's log: only the recorded targets
 
     # a folder of caches by task id, through the command: a task without one is not played
@@ -78,8 +79,9 @@ def test_a_recorded_cache_replays_to_a_score_of_one(tmp_path: Path) -> None:
     )
     assert ran.exit_code == 0, ran.output
     rows = json.loads(out.read_text())["results"]
-    assert [(row["task"], row["reward"], row["steps"]) for row in rows] == [
-        ("form-name", 1.0, 1), ("form-subscribe", 0.0, 0),
+    assert [(row["task"], row["reward"], row["steps"], row["agent_note"]) for row in rows] == [
+        ("form-name", 1.0, 1, "COMPLETED: replayed 3 step(s) from cache"),
+        ("form-subscribe", 0.0, 0, "NO_CACHE"),
     ], rows  # fmt: skip
 
 
@@ -103,6 +105,8 @@ def test_a_cache_whose_screen_changed_hands_back_and_clicks_nothing(tmp_path: Pa
     )
     assert agent.outcomes == {"form-name": "NEEDS_AGENT"}
     assert (result.reward, result.success, result.steps) == (0.0, False, 1)
+    assert result.agent_note is not None
+    assert result.agent_note.startswith("NEEDS_AGENT: Visual validation failed at step 0")
     assert seen == [[]]  # stopped before acting
 
 

@@ -52,6 +52,8 @@ class CacheReplayAgent:
             )
         #: How each task's replay ended (``COMPLETED``, ``NEEDS_AGENT``, ...), by task id.
         self.outcomes: dict[str, str] = {}
+        #: Why, in the replay's words (its message and warnings), by task id.
+        self.messages: dict[str, str] = {}
 
     def file_for(self, task_id: str) -> Path | None:
         """The cache file a task plays, or None."""
@@ -59,6 +61,14 @@ class CacheReplayAgent:
             return self.path
         candidate = self.path / f"{task_id}.json"
         return candidate if candidate.is_file() else None
+
+    def note(self, task_id: str) -> str | None:
+        """How ``task_id``'s replay ended and why (the task runner's ``agent_note``)."""
+        outcome = self.outcomes.get(task_id)
+        if outcome is None:
+            return None
+        message = self.messages.get(task_id)
+        return f"{outcome}: {message}" if message else outcome
 
     def __call__(self, observation: dict[str, Any]) -> dict[str, Any] | None:
         if observation["step"] > 0:
@@ -70,11 +80,12 @@ class CacheReplayAgent:
         if cache is None or not display:
             self.outcomes[task_id] = "NO_CACHE" if cache is None else "NO_DISPLAY"
             return None
-        self.outcomes[task_id] = self.replay(cache, display)
+        self.outcomes[task_id], self.messages[task_id] = self.replay(cache, display)
         return dict(LOOK)
 
-    def replay(self, cache: Path, display: str) -> str:
-        """Replay ``cache`` on ``display``; how it ended."""
+    def replay(self, cache: Path, display: str) -> tuple[str, str]:
+        """Replay ``cache`` on ``display``; how it ended, and why (its message and
+        warnings)."""
         from viewfinder.cache.executor import CacheExecutor
         from viewfinder.cache.replay_models import ExecutionSettings
         from viewfinder.core.capture import get_backend
@@ -83,4 +94,4 @@ class CacheReplayAgent:
         with get_backend("xvfb", display=display) as screen:
             result = CacheExecutor(screen, settings).run(cache, save=False)
         log.info("cache replay of %s on %s: %s", cache, display, result.message)
-        return result.status.value
+        return result.status.value, " ".join([result.message, *result.warnings])

@@ -127,6 +127,8 @@ def run(
                 f"{r.task:<28} {ok:<3} {r.reward:>6.2f} {r.steps:>5} {r.seconds:>8.2f}  "
                 f"{session:<32} {r.reason}"
             )
+            if r.agent_note:
+                typer.echo(f"{'':<28} agent: {r.agent_note}")
         typer.echo(f"{solved}/{len(results)} solved, mean reward {summary['mean_reward']}")
         if summary["sessions"]:
             typer.echo(f"sessions: {sessions} (open them with: viewfinder view {sessions})")

@@ -41,6 +41,9 @@ class EpisodeResult:
     workdir: str | None = None
     #: The episode's session folder (``viewfinder view`` opens it), when recorded.
     session: str | None = None
+    #: What the agent says of its episode (an agent with a ``note(task_id)`` method; the
+    #: cache agent: how its replay ended, and why).
+    agent_note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -148,6 +151,7 @@ def play(env: Any, task: Task, agent: Agent, *, record_to: Path | None = None) -
         )  # fmt: skip
     metadata = last.get("observation", {}).get("metadata", {})
     workdir = first.get("observation", {}).get("metadata", {}).get("workdir")
+    note = getattr(agent, "note", None)
     reward = float(last.get("reward") or 0.0)
     return EpisodeResult(
         task=task.id,
@@ -159,4 +163,5 @@ def play(env: Any, task: Task, agent: Agent, *, record_to: Path | None = None) -
         truncated=bool(metadata.get("truncated", False)),
         workdir=workdir,
         session=str(record_to) if record_to is not None else None,
+        agent_note=note(task.id) if callable(note) else None,
     )
