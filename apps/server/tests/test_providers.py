@@ -218,6 +218,13 @@ def all_slots_free(base: str) -> None:
     wait_until(lambda: not nodes_with_sessions(base), "the earlier sessions to close")
 
 
+def cluster_slots_free(base: str) -> None:
+    """Wait until every display slot of the cluster is free, whoever held it: a server
+    of its own starts beside the module's, whose last sessions' actors may still be
+    ending (their slots come back once Ray has reaped them)."""
+    wait_until(lambda: health(base)["provider"]["free_slots"] == 2, "the cluster's slots")
+
+
 def nodes_with_sessions(base: str) -> dict[str, int]:
     nodes = health(base)["provider"]["nodes"]
     return {node["node"]: node["sessions"] for node in nodes if node["sessions"]}
@@ -311,6 +318,7 @@ def test_a_stop_that_takes_more_than_three_seconds_still_ends_cleanly(
     # stopped (SIGSTOP) for 5 s makes the stop that long.
     process, base = start_ray_server(cluster.address, tmp_path)
     try:
+        cluster_slots_free(base)
         before = session_actor_processes()
         env = CodingEnv(base)
         env.reset()
@@ -342,6 +350,7 @@ def test_a_ray_session_slow_to_start_keeps_its_websocket_answering(
     monkeypatch.setenv("VIEWFINDER_RAY_TEST_OPEN_DELAY_S", "4")
     process, base = start_ray_server(cluster.address, tmp_path)
     try:
+        cluster_slots_free(base)
         with connect(
             base.replace("http://", "ws://") + "/ws", ping_interval=0.5, ping_timeout=1.0
         ) as ws:
