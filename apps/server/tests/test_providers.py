@@ -213,15 +213,10 @@ def note_session_processes() -> None:
 
 
 def all_slots_free(base: str) -> None:
-    """Wait until the sessions of the tests before have closed (a session closes once
-    the server saw its client leave)."""
-    wait_until(lambda: not nodes_with_sessions(base), "the earlier sessions to close")
-
-
-def cluster_slots_free(base: str) -> None:
-    """Wait until every display slot of the cluster is free, whoever held it: a server
-    of its own starts beside the module's, whose last sessions' actors may still be
-    ending (their slots come back once Ray has reaped them)."""
+    """Wait until both display slots of the cluster are free, whoever held them: the
+    sessions of the tests before close once their server saw the client leave, and
+    their slots come back once Ray has reaped their actors (a test's own server starts
+    beside the module's)."""
     wait_until(lambda: health(base)["provider"]["free_slots"] == 2, "the cluster's slots")
 
 
@@ -318,7 +313,7 @@ def test_a_stop_that_takes_more_than_three_seconds_still_ends_cleanly(
     # stopped (SIGSTOP) for 5 s makes the stop that long.
     process, base = start_ray_server(cluster.address, tmp_path)
     try:
-        cluster_slots_free(base)
+        all_slots_free(base)
         before = session_actor_processes()
         env = CodingEnv(base)
         env.reset()
@@ -350,7 +345,7 @@ def test_a_ray_session_slow_to_start_keeps_its_websocket_answering(
     monkeypatch.setenv("VIEWFINDER_RAY_TEST_OPEN_DELAY_S", "4")
     process, base = start_ray_server(cluster.address, tmp_path)
     try:
-        cluster_slots_free(base)
+        all_slots_free(base)
         with connect(
             base.replace("http://", "ws://") + "/ws", ping_interval=0.5, ping_timeout=1.0
         ) as ws:

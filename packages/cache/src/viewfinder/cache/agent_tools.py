@@ -141,7 +141,7 @@ def cache_replay(arguments: CacheReplayInput, context: ToolContext) -> ToolResul
         )
         after = backend.capture()
     return ToolResult.of(
-        " ".join([f"{result.status.value}: {result.message}", *result.warnings]),
+        result.summary,
         after,
         structured={
             "status": result.status.value,

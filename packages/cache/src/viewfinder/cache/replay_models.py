@@ -65,6 +65,11 @@ class ReplayResult(BaseModel):
     handoff: Any = Field(default=None, exclude=True)
 
     @property
+    def summary(self) -> str:
+        """``STATUS: message``, then the warnings: the replay in one line of text."""
+        return " ".join([f"{self.status.value}: {self.message}", *self.warnings])
+
+    @property
     def acted(self) -> list[int]:
         """Indexes of the steps that were performed."""
         return [step.index for step in self.steps if step.acted]

@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from viewfinder.core.errors import ViewfinderError
+
+if TYPE_CHECKING:
+    from viewfinder.cache.replay_models import ReplayResult
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +55,8 @@ class CacheReplayAgent:
             )
         #: How each task's replay ended (``COMPLETED``, ``NEEDS_AGENT``, ...), by task id.
         self.outcomes: dict[str, str] = {}
-        #: Why, in the replay's words (its message and warnings), by task id.
-        self.messages: dict[str, str] = {}
+        #: How and why, in the replay's words (:attr:`ReplayResult.summary`), by task id.
+        self.notes: dict[str, str] = {}
 
     def file_for(self, task_id: str) -> Path | None:
         """The cache file a task plays, or None."""
@@ -64,11 +67,7 @@ class CacheReplayAgent:
 
     def note(self, task_id: str) -> str | None:
         """How ``task_id``'s replay ended and why (the task runner's ``agent_note``)."""
-        outcome = self.outcomes.get(task_id)
-        if outcome is None:
-            return None
-        message = self.messages.get(task_id)
-        return f"{outcome}: {message}" if message else outcome
+        return self.notes.get(task_id)
 
     def __call__(self, observation: dict[str, Any]) -> dict[str, Any] | None:
         if observation["step"] > 0:
@@ -78,14 +77,16 @@ class CacheReplayAgent:
         metadata = observation["last"].get("observation", {}).get("metadata", {})
         display = metadata.get("display")
         if cache is None or not display:
-            self.outcomes[task_id] = "NO_CACHE" if cache is None else "NO_DISPLAY"
+            self.outcomes[task_id] = self.notes[task_id] = (
+                "NO_CACHE" if cache is None else "NO_DISPLAY"
+            )
             return None
-        self.outcomes[task_id], self.messages[task_id] = self.replay(cache, display)
+        result = self.replay(cache, display)
+        self.outcomes[task_id], self.notes[task_id] = result.status.value, result.summary
         return dict(LOOK)
 
-    def replay(self, cache: Path, display: str) -> tuple[str, str]:
-        """Replay ``cache`` on ``display``; how it ended, and why (its message and
-        warnings)."""
+    def replay(self, cache: Path, display: str) -> ReplayResult:
+        """Replay ``cache`` on ``display``; how it ended, and why."""
         from viewfinder.cache.executor import CacheExecutor
         from viewfinder.cache.replay_models import ExecutionSettings
         from viewfinder.core.capture import get_backend
@@ -94,4 +95,4 @@ class CacheReplayAgent:
         with get_backend("xvfb", display=display) as screen:
             result = CacheExecutor(screen, settings).run(cache, save=False)
         log.info("cache replay of %s on %s: %s", cache, display, result.message)
-        return result.status.value, " ".join([result.message, *result.warnings])
+        return result
