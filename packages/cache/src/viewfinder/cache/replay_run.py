@@ -291,8 +291,9 @@ class ReplayRun:
         if last is not None and last.acted and last.handled is False:
             result.warnings.append(
                 f"step {last.index} ({last.action}) was performed, but its app had not "
-                f"handled it {self.settings.handled_timeout:g} s later: the screen and "
-                "what the app writes may still change; look again before relying on them"
+                f"handled it {self.settings.handled_timeout:g} s later (it is busy, or it "
+                "does not answer pings): the screen and what the app writes may still "
+                "change; look again before relying on them"
             )
         return result
 
