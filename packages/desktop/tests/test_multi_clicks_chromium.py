@@ -14,6 +14,7 @@ that start and shows the loop the drop point (xvfb/dnd.py).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -274,3 +275,24 @@ def test_a_drag_drops_an_element_on_the_target(
         "the drop on the bin",
     )
     assert log == [["mousedown", "item", 1], ["dragstart", "item", 0], ["drop", "bin", "moved"]]
+
+
+def test_two_clicks_in_a_row_stay_two_single_clicks(
+    page: tuple[Display, Page], tool: ComputerTool
+) -> None:
+    # 50 ms apart (an action with no effect returns as soon), the second would be
+    # Chromium's double-click (within 500 ms and 4 px; presses in one millisecond are not)
+    display, shown = page
+    x, y = word_world(shown)
+    display.input.click(x, y)
+    time.sleep(0.05)
+    display.input.click(x, y)
+    log = wait_until(
+        lambda: (log := shown.log()) and [e for e in log if e[0] == "click"][1:] and log,
+        "the second click",
+    )
+    assert [entry for entry in log if entry[0] == "mousedown"] == [
+        ["mousedown", "field", 1],
+        ["mousedown", "field", 1],
+    ]
+    assert not [entry for entry in log if entry[0] == "dblclick"]

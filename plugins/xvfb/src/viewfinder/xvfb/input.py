@@ -27,7 +27,7 @@ from viewfinder.xvfb.connection import close_quietly, open_display, x_errors
 from viewfinder.xvfb.dnd import Drops
 from viewfinder.xvfb.handled import HandledCheck
 from viewfinder.xvfb.keys import keysym_for_char, keysym_for_name, split_chord
-from viewfinder.xvfb.multiclick import CLICK_COUNTS, MULTI_CLICK_GAP_S
+from viewfinder.xvfb.multiclick import CLICK_COUNTS, MULTI_CLICK_GAP_S, PressSpacing
 
 BUTTONS = {"left": 1, "middle": 2, "right": 3}
 #: Wheel buttons: X reports scrolling as presses of buttons 4-7.
@@ -81,6 +81,7 @@ class XInput:
         self._app_answers = True  # False once the focused app let a ping go unanswered
         self._pointer_app_answers = True  # ... and the app under the pointer
         self._drops = Drops(display_name)  # a drag-and-drop's drop where the drag ends
+        self._spacing = PressSpacing.of_display(display_name)  # clicks apart: multiclick.py
 
     # -- pointer ----------------------------------------------------------------------
 
@@ -106,9 +107,9 @@ class XInput:
             for index in range(count):
                 if index:  # not interruptible: half a double-click is a wrong click
                     time.sleep(MULTI_CLICK_GAP_S)
-                for event_type in (X.ButtonPress, X.ButtonRelease):
-                    self._fake(event_type, code)
-                    self._sync()  # stamped apart: see multiclick.py
+                self._press(code, first=not index)
+                self._fake(X.ButtonRelease, code)
+                self._sync()  # stamped apart: see multiclick.py
 
     def double_click(self, x: int, y: int, modifiers: Sequence[str] = ()) -> None:
         self.click(x, y, "left", 2, modifiers)
@@ -123,7 +124,7 @@ class XInput:
             if x is not None and y is not None:
                 self._move(x, y)
             self._drops.pressed()
-            self._fake(X.ButtonPress, code)
+            self._press(code)
 
     def mouse_up(self, button: str = "left", x: int | None = None, y: int | None = None) -> None:
         """Release ``button`` (after moving to ``(x, y)`` when given)."""
@@ -153,8 +154,7 @@ class XInput:
         with self._action(), self._held(modifiers):
             self._move(x0, y0)
             self._drops.pressed()
-            self._fake(X.ButtonPress, code)
-            self._sync()
+            self._press(code)
             for step in range(1, steps + 1):
                 # one motion event per step, not one merged jump
                 self._move_synced(x0 + (x1 - x0) * step // steps, y0 + (y1 - y0) * step // steps)
@@ -565,6 +565,23 @@ class XInput:
             raise ActionError(
                 f"unknown mouse button {button!r}; use left, middle or right"
             ) from None
+
+    def _press(self, code: int, first: bool = True) -> None:
+        """Press button ``code`` where the pointer is, synced; a ``first`` press waits out
+        the double-click time of a recent press there first (multiclick.py)."""
+        if first:
+            wait = self._spacing.wait_before(code, self._pointer)
+            if wait > 0:
+                self._pause(wait)
+                if self.interrupt is not None and self.interrupt.is_set():
+                    raise ActionError("the call was cancelled before its click; nothing pressed")
+        self._fake(X.ButtonPress, code)
+        self._sync()
+        self._spacing.pressed(code, *self._pointer())
+
+    def _pointer(self) -> tuple[int, int]:
+        reply = self._conn.screen().root.query_pointer()
+        return int(reply.root_x), int(reply.root_y)
 
     def _move(self, x: int, y: int) -> None:
         xtest.fake_input(self._conn, X.MotionNotify, x=int(x), y=int(y))
