@@ -203,9 +203,11 @@ def main() -> None:
                     shift = round_number % len(names)
                     for name in names[shift:] + names[:shift]:
                         # Each click starts with the pointer elsewhere (`mousemove --sync`
-                        # to where the pointer already is waits for a move that never comes).
+                        # to where the pointer already is waits for a move that never comes),
+                        # past the double-click time of the click before at the same place
+                        # (the tool would wait that out inside the timed call)
                         display.input.move(WIDTH - 10, HEIGHT - 10)
-                        time.sleep(0.3)
+                        time.sleep(0.6)
                         runs[name].append(contenders[name]())
                 trials = {
                     "DAMAGE (default)": canvas_trials(damage, form, args.trials),

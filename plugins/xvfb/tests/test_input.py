@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from viewfinder.core import ActionError, Event, EventKind, Point
@@ -162,3 +164,30 @@ def test_unknown_key_says_how_to_name_keys(display) -> None:
 def test_unknown_button_is_an_action_error(display) -> None:
     with pytest.raises(ActionError, match="left, middle or right"):
         display.input.click(1, 1, button="fourth")
+
+
+def test_wait_to_act_waits_only_for_a_press_where_one_was_just_made(backend, display) -> None:
+    # set, the interrupt makes any wait end at once with an error: a wait shows as one
+    cancelled = threading.Event()
+    cancelled.set()
+    display.input.click(PAD.x, PAD.y)
+    display.input.interrupt = cancelled
+    try:
+        near = Point(x=PAD.x + 3, y=PAD.y - 3)
+        for kind in (EventKind.CLICK, EventKind.DOUBLE_CLICK, EventKind.MOUSE_DOWN):
+            with pytest.raises(ActionError, match="cancelled before its click"):
+                backend.wait_to_act(Event(kind=kind, position=near))
+        with pytest.raises(ActionError, match="cancelled"):
+            backend.wait_to_act(
+                Event(kind=EventKind.DRAG, start_position=PAD, position=Point(x=0, y=0))
+            )
+        # elsewhere, with another button, or no press at all: no wait
+        backend.wait_to_act(Event(kind=EventKind.CLICK, position=Point(x=PAD.x + 40, y=PAD.y)))
+        backend.wait_to_act(Event(kind=EventKind.RIGHT_CLICK, position=PAD))
+        backend.wait_to_act(
+            Event(kind=EventKind.DRAG, start_position=Point(x=0, y=0), position=PAD)
+        )
+        backend.wait_to_act(Event(kind=EventKind.SCROLL, position=PAD, scroll_dy=1))
+        backend.wait_to_act(Event(kind=EventKind.TYPE, text="x"))
+    finally:
+        display.input.interrupt = None

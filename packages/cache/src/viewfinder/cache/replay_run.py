@@ -143,6 +143,10 @@ class ReplayRun:
             )
         check: StepCheck | None = None
         heal = None
+        try:  # the wait for a click to stay its own comes before the check of the screen
+            self.executor.backend.wait_to_act(event)
+        except ViewfinderError as exc:
+            return self._failed(index, f"step {index} ({action}) failed: {exc}")
         if self.checker is not None and block.visual_representation is not None:
             try:
                 check, live = self._settled_check(index, block)

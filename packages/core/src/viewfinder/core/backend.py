@@ -142,6 +142,14 @@ class CaptureBackend(ABC):
         """Async :meth:`act`; by default runs it in a worker thread."""
         await asyncio.to_thread(self.act, event)
 
+    def wait_to_act(self, event: Event) -> None:
+        """Wait until ``event`` can be performed as an action of its own; at once by
+        default. An X backend waits out the double-click time of a press it just made
+        where ``event`` presses, so the app does not count the two as one double-click.
+        A caller that captures the screen before acting calls it before the capture, so
+        the frame it pairs with the action is the one the action met.
+        """
+
     def wait_handled(self, event: Event, timeout: float) -> bool | None:
         """Wait up to ``timeout`` seconds until the app ``event`` (just performed by
         :meth:`act`) went to has handled it, and the input before it.

@@ -242,6 +242,9 @@ class ComputerTool:
         if not action.changes_screen:
             return self._look(action)
         event, focus, path = aim(action, self._elements, self.scaling, self._pointer)
+        # a click's wait to stay its own comes before the frame the action is paired
+        # with and before the settle's clock starts
+        self._backend.wait_to_act(focus or event)
         before = self.frames.before_action()
         event = event.model_copy(update={"timestamp": utc_now()})
         started = time.monotonic()  # the deadline counts from here, whatever comes next

@@ -154,6 +154,16 @@ class XvfbBackend(CaptureBackend):
         self._check_alive()
         self.input.perform(event)
 
+    def wait_to_act(self, event: Event) -> None:
+        """Wait until ``event``'s first press would not join a press just made at the
+        same place into a double-click (:meth:`XInput.wait_apart`). A display gone
+        shows in what the caller does next (its capture, the action)."""
+        try:
+            self._check_alive()
+        except DisplayGoneError:
+            return
+        self.input.wait_apart(event)
+
     def wait_handled(self, event: Event, timeout: float) -> bool | None:
         """Wait until the app ``event`` went to has handled it: a ping queued behind it
         to the app under the pointer (a pointer event) or with the focus, answered once

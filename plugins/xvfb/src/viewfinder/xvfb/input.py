@@ -13,8 +13,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from Xlib import X
 from Xlib.ext import xtest
@@ -22,44 +21,30 @@ from Xlib.ext import xtest
 from viewfinder.core.errors import ActionError
 from viewfinder.core.event import Event, EventKind
 from viewfinder.core.geometry import Point
-from viewfinder.xvfb.app_pings import PONG_TIMEOUT_S, AppPings
+from viewfinder.xvfb.app_pings import AppPings
 from viewfinder.xvfb.connection import close_quietly, open_display, x_errors
 from viewfinder.xvfb.dnd import Drops
 from viewfinder.xvfb.handled import HandledCheck
-from viewfinder.xvfb.keys import keysym_for_char, keysym_for_name, split_chord
+from viewfinder.xvfb.keyboard import Keyboard, no_autorepeat
+from viewfinder.xvfb.keys import chord_keysyms, keysym_for_char, keysym_for_name
 from viewfinder.xvfb.multiclick import CLICK_COUNTS, MULTI_CLICK_GAP_S, PressSpacing
 
 BUTTONS = {"left": 1, "middle": 2, "right": 3}
 #: Wheel buttons: X reports scrolling as presses of buttons 4-7.
 WHEEL_UP, WHEEL_DOWN, WHEEL_LEFT, WHEEL_RIGHT = 4, 5, 6, 7
-_SHIFT_KEYSYM = 0xFFE1  # Shift_L
-#: Keys typed between two flushes of the output buffer.
-FLUSH_EVERY = 512
-#: The pause before changing a keycode when no app can be asked whether it handled
-#: the keys typed with it (no focus, or an app that let a ping go unanswered).
-_UNANSWERED_WAIT_S = 0.05
 #: The longest wait for the app under the pointer to answer a ping after a motion.
 _MOTION_PONG_TIMEOUT_S = 0.5
-
-
-def _chord(keys: str | Sequence[str]) -> list[str]:
-    return split_chord(keys) if isinstance(keys, str) else list(keys)
 
 
 class XInput:
     """XTest input on the X display ``display_name`` (``":N"``); thread-safe.
 
     Keys not on the display's keyboard map (``é``, ``€``, ``東`` on a US map) are typed
-    by mapping their keysym to a spare keycode (Xvfb has about 18). Apps look keys up
-    with the map they hold when they handle them, fetch a changed map lazily, and drop
-    a change that arrives while they fetch. :meth:`type` therefore splits a text into
-    chunks that use at most half the spare keycodes; before a chunk's change it waits
-    until the focused app answered a ping (:class:`~viewfinder.xvfb.app_pings.AppPings`)
-    sent after the keys before, makes the change in one request where the codes run
-    contiguously, and pings again so the app has taken the change in before the first
-    key that needs it. Keys never autorepeat while typed. Mappings stay until a keycode
-    is needed for another keysym or :meth:`close` / :meth:`restore_keymap` is called
-    (restoring right after the key would make clients see an empty key).
+    with spare keycodes mapped to them (:mod:`viewfinder.xvfb.keyboard`), in chunks that
+    wait for the focused app to have handled the keys before a change; the mappings stay
+    until :meth:`close` or :meth:`restore_keymap`. Keys never autorepeat while typed.
+    The first press of a click waits out the double-click time of a press just made
+    there (:mod:`viewfinder.xvfb.multiclick`), so separate actions stay separate clicks.
     """
 
     def __init__(self, display_name: str) -> None:
@@ -74,12 +59,9 @@ class XInput:
         self._lock = threading.RLock()
         #: Set, it ends a hold_key's hold or a wait early (a caller that was cancelled).
         self.interrupt: threading.Event | None = None
-        self._spares: list[int] | None = None
-        self._remapped: OrderedDict[int, int] = OrderedDict()  # keysym -> keycode, LRU order
         self._pings: AppPings | None = None
-        self._last_ping: dict[int, int | None] = {}  # remapped code -> ping sent after its use
-        self._app_answers = True  # False once the focused app let a ping go unanswered
-        self._pointer_app_answers = True  # ... and the app under the pointer
+        self._keys = Keyboard(self._conn, display_name, self._app_pings)
+        self._pointer_app_answers = True  # False once the app under the pointer did not answer
         self._drops = Drops(display_name)  # a drag-and-drop's drop where the drag ends
         self._spacing = PressSpacing.of_display(display_name)  # clicks apart: multiclick.py
 
@@ -188,168 +170,35 @@ class XInput:
         Keys go down in order and come up in reverse. Unknown names raise
         :class:`~viewfinder.core.ActionError` saying how to name keys.
         """
-        chord = _chord(keys)
-        keysyms = [keysym_for_name(name) for name in chord]
-        with self._action(), self._no_autorepeat():
-            codes = self._press_chord(keysyms)
+        keysyms = chord_keysyms(keys)
+        with self._action(), no_autorepeat(self._conn):
+            codes = self._keys.press_chord(keysyms)
             for code in reversed(codes):
                 self._fake(X.KeyRelease, code)
-            self._ping_after_remapped(codes)
+            self._keys.ping_after_remapped(codes)
 
     def hold_key(self, keys: str | Sequence[str], duration_s: float) -> None:
         """Hold a chord down for ``duration_s`` seconds, then release it."""
-        keysyms = [keysym_for_name(name) for name in _chord(keys)]
+        keysyms = chord_keysyms(keys)
         with self._action():
-            codes = self._press_chord(keysyms)
+            codes = self._keys.press_chord(keysyms)
             self._sync()
             try:
                 self._pause(duration_s)
             finally:
                 for code in reversed(codes):
                     self._fake(X.KeyRelease, code)
-            self._ping_after_remapped(codes)
+            self._keys.ping_after_remapped(codes)
 
     def type(self, text: str) -> None:
         """Type ``text``: any characters, with ``\\n`` as Return and ``\\t`` as Tab.
 
-        Time grows linearly with the length: requests go out in batches of
-        :data:`FLUSH_EVERY` keys; a chunk with characters off the keymap waits for the
-        focused app to handle the keys before it (see the class docstring).
+        Time grows linearly with the length; a chunk with characters off the keymap
+        waits for the focused app to handle the keys before it (see the class docstring).
         """
         keysyms = [keysym_for_char(char) for char in text]
-        with self._action(), self._no_autorepeat():
-            shift = self._keycode(_SHIFT_KEYSYM)[0]
-            sent = 0
-            start = 0
-            while start < len(keysyms):
-                end, remapped = self._next_chunk(keysyms, start)
-                if remapped:
-                    self._map_for_chunk(remapped)
-                for keysym in keysyms[start:end]:
-                    code, shifted = self._keycode(keysym)
-                    if shifted:
-                        self._fake(X.KeyPress, shift)
-                    self._fake(X.KeyPress, code)
-                    self._fake(X.KeyRelease, code)
-                    if shifted:
-                        self._fake(X.KeyRelease, shift)
-                    sent += 1
-                    if sent % FLUSH_EVERY == 0:
-                        # python-xlib joins its output buffer by copying: unflushed, a
-                        # long text costs time in the square of its length
-                        self._conn.flush()
-                if remapped:
-                    self._ping_after([self._remapped[keysym] for keysym in remapped])
-                start = end
-
-    def _next_chunk(self, keysyms: list[int], start: int) -> tuple[int, list[int]]:
-        """Where the chunk from ``start`` ends, and the keysyms off the keymap it types.
-
-        A chunk types with at most half the spare keycodes, so the next chunk maps its
-        characters to codes this one did not use.
-        """
-        budget = max(1, len(self._spare_keycodes()) // 2)
-        remapped: list[int] = []
-        seen: set[int] = set()
-        end = start
-        while end < len(keysyms):  # by index: slicing the rest per chunk is quadratic
-            keysym = keysyms[end]
-            if keysym not in seen and (keysym in self._remapped or not self._on_keymap(keysym)):
-                if len(remapped) == budget:
-                    break
-                seen.add(keysym)
-                remapped.append(keysym)
-            end += 1
-        return end, remapped
-
-    def _map_for_chunk(self, keysyms: list[int]) -> None:
-        """Give each of ``keysyms`` a keycode (its own when it has one) in one keymap
-        change where the spare codes run contiguously, made once the app handled the
-        keys before, and handed to the app before the first key that needs it."""
-        busy = {self._remapped[keysym] for keysym in keysyms if keysym in self._remapped}
-        assigned: dict[int, int] = {}  # code -> keysym
-        for keysym in keysyms:
-            if keysym in self._remapped:
-                self._remapped.move_to_end(keysym)
-            else:
-                code = self._free_keycode(busy)
-                assigned[code] = keysym
-                busy.add(code)
-        if not assigned:
-            return
-        # Xlib clients fetch a changed map lazily and drop a change that arrives while
-        # they fetch: no change while the app may be reading keys or fetching, and as
-        # few changes (MappingNotify events) as can be
-        self._await_all_handled()
-        for code, keysym in assigned.items():
-            self._remapped[keysym] = code
-        mapped = {code: keysym for keysym, code in self._remapped.items()}
-        for first, last in self._runs(sorted(assigned)):
-            rows = [(mapped.get(code, X.NoSymbol),) * 2 for code in range(first, last + 1)]
-            self._conn.change_keyboard_mapping(first, rows)
-        self._ping_after(assigned)  # the app has taken the change in before the keys come
-        self._await_all_handled()
-
-    def _runs(self, codes: list[int]) -> list[tuple[int, int]]:
-        """``codes`` (sorted) as ranges whose every code is a spare one."""
-        spares = set(self._spare_keycodes())
-        runs = [(codes[0], codes[0])]
-        for code in codes[1:]:
-            first, last = runs[-1]
-            if all(between in spares for between in range(last + 1, code)):
-                runs[-1] = (first, code)
-            else:
-                runs.append((code, code))
-        return runs
-
-    def _free_keycode(self, busy: set[int]) -> int:
-        """A spare keycode outside ``busy``: an unused one, else the least recently
-        used one, preferring those whose last keys the app has surely handled."""
-        used = set(self._remapped.values())
-        for code in self._spare_keycodes():
-            if code not in used and code not in busy:
-                return code
-        for keysym, code in self._remapped.items():  # least recently used first
-            if code not in busy:
-                del self._remapped[keysym]
-                return code
-        raise AssertionError("a chunk never needs more keycodes than the spares")
-
-    def _ping_after(self, codes: Iterable[int]) -> None:
-        """Ping the focused app after keys typed with ``codes``: once it answers, they
-        were handled and the codes may change."""
-        # the keys first: the ping goes over another connection, and the server must
-        # have queued the keys for the app before it queues the ping
-        self._conn.sync()
-        number = self._app_pings().send()
-        for code in codes:
-            self._last_ping[code] = number
-
-    def _ping_after_remapped(self, codes: Sequence[int]) -> None:
-        remapped = set(codes) & set(self._remapped.values())
-        if remapped:  # a chord with a key off the keymap (XF86AudioMute on a bare map)
-            self._ping_after(remapped)
-
-    def _await_all_handled(self) -> None:
-        """Wait until the app answered the last ping sent (handled every key before)."""
-        sent = [number for number in self._last_ping.values() if number is not None]
-        if sent:
-            timeout = PONG_TIMEOUT_S if self._app_answers else _UNANSWERED_WAIT_S
-            self._app_answers = self._app_pings().wait(max(sent), timeout)
-        elif self._last_ping:  # keys typed while no window had the focus
-            time.sleep(_UNANSWERED_WAIT_S)
-        self._last_ping.clear()
-
-    def _await_handled(self, code: int) -> None:
-        """Wait until the app handled the keys last typed with ``code``."""
-        if code not in self._last_ping:
-            return  # never typed with
-        number = self._last_ping.pop(code)
-        if number is None:  # no window had the focus: nothing to ask
-            time.sleep(_UNANSWERED_WAIT_S)
-            return
-        timeout = PONG_TIMEOUT_S if self._app_answers else _UNANSWERED_WAIT_S
-        self._app_answers = self._app_pings().wait(number, timeout)
+        with self._action(), no_autorepeat(self._conn):
+            self._keys.type(keysyms)
 
     def _app_pings(self) -> AppPings:
         if self._pings is None:
@@ -382,7 +231,7 @@ class XInput:
         None when no app can be asked: over the bare root, no focus, or the app let an
         earlier ping go unanswered."""
         with self._lock:
-            if not (self._pointer_app_answers if pointer else self._app_answers):
+            if not (self._pointer_app_answers if pointer else self._keys.app_answers):
                 return None
             self._conn.sync()  # the input reaches the server before the ping does
             pings = self._app_pings()
@@ -394,7 +243,7 @@ class XInput:
             if pointer:
                 self._pointer_app_answers = False
             else:
-                self._app_answers = False
+                self._keys.app_answers = False
 
         return HandledCheck(pings, number, unanswered)
 
@@ -439,6 +288,17 @@ class XInput:
         else:  # pragma: no cover - a new EventKind nobody taught us
             raise ActionError(f"the xvfb backend cannot perform {kind.value!r} events yet")
 
+    def wait_apart(self, event: Event) -> None:
+        """Wait until ``event``'s first press (a click, drag or mouse-down) would not be
+        taken for the next click of a press just made there (multiclick.py); at once
+        for other events. A caller that captures the screen before acting calls it first,
+        so the wait does not fall between the capture and the press."""
+        if event.kind in CLICK_COUNTS or event.kind in (EventKind.MOUSE_DOWN, EventKind.DRAG):
+            point = event.start_position if event.kind is EventKind.DRAG else event.position
+            with self._lock, x_errors(self.display_name):
+                at = point.as_tuple() if point is not None else self._pointer()
+            self._wait_apart(self._button(event.button or "left"), lambda: at)
+
     # -- lifetime ------------------------------------------------------------------------
 
     def _pause(self, seconds: float) -> None:
@@ -452,11 +312,7 @@ class XInput:
         """Give the spare keycodes used for unmapped characters back their empty mapping
         (once the focused app read the map its last keys were typed with)."""
         with self._lock, contextlib.suppress(Exception):  # the display may be gone already
-            for code in self._remapped.values():
-                self._await_handled(code)
-                self._conn.change_keyboard_mapping(code, [(X.NoSymbol, X.NoSymbol)])
-            self._remapped.clear()
-            self._conn.sync()
+            self._keys.restore()
 
     def close(self) -> None:
         """Restore the keymap and close the X connections (idempotent)."""
@@ -485,78 +341,13 @@ class XInput:
             self._sync()
 
     @contextlib.contextmanager
-    def _no_autorepeat(self) -> Iterator[None]:
-        # A loaded server can stall between a key's press and its release for longer
-        # than the autorepeat delay, and then types the key twice: keys sent as press and
-        # release never repeat. The server handles the keys before the request that turns
-        # repeating back on, so none of them repeats after it either.
-        repeating = bool(self._conn.get_keyboard_control().global_auto_repeat)
-        if repeating:
-            self._conn.change_keyboard_control(auto_repeat_mode=X.AutoRepeatModeOff)
-        try:
-            yield
-        finally:
-            if repeating:
-                self._conn.change_keyboard_control(auto_repeat_mode=X.AutoRepeatModeOn)
-
-    @contextlib.contextmanager
     def _held(self, modifiers: Iterable[str]) -> Iterator[None]:
-        codes = self._press_chord([keysym_for_name(name) for name in modifiers])
+        codes = self._keys.press_chord([keysym_for_name(name) for name in modifiers])
         try:
             yield
         finally:
             for code in reversed(codes):
                 self._fake(X.KeyRelease, code)
-
-    def _press_chord(self, keysyms: Sequence[int]) -> list[int]:
-        pressed: list[int] = []
-        for keysym in keysyms:
-            code, shifted = self._keycode(keysym)
-            # "ctrl+A" or "ctrl+exclam": the keysym sits on the shift level (as in xdotool)
-            if shifted and _SHIFT_KEYSYM not in keysyms:
-                shift = self._keycode(_SHIFT_KEYSYM)[0]
-                if shift not in pressed:
-                    self._fake(X.KeyPress, shift)
-                    pressed.append(shift)
-            self._fake(X.KeyPress, code)
-            pressed.append(code)
-        return pressed
-
-    def _keycode(self, keysym: int) -> tuple[int, bool]:
-        """The keycode that types ``keysym`` and whether Shift is needed for it."""
-        if keysym in self._remapped:
-            self._remapped.move_to_end(keysym)
-            return self._remapped[keysym], False
-        found = self._on_keymap(keysym)
-        if found:
-            index, code = found[0]
-            return code, index == 1
-        self._map_for_chunk([keysym])
-        return self._remapped[keysym], False
-
-    def _on_keymap(self, keysym: int) -> list[tuple[int, int]]:
-        # Index 0 is the plain level, 1 the shifted one; 2 and up need another group.
-        return sorted(
-            (index, code) for code, index in self._conn.keysym_to_keycodes(keysym) if index < 2
-        )
-
-    def _spare_keycodes(self) -> list[int]:
-        if self._spares is None:
-            info = self._conn.display.info
-            first, count = info.min_keycode, info.max_keycode - info.min_keycode + 1
-            mapping = self._conn.get_keyboard_mapping(first, count)
-            # Highest first: low unused codes (8) are sometimes special to toolkits.
-            self._spares = [
-                first + offset
-                for offset in reversed(range(count))
-                if first + offset > 8 and not any(mapping[offset])
-            ]
-        if not self._spares:
-            raise ActionError(
-                f"the keyboard map of {self.display_name} has no spare keycode to type "
-                "characters it lacks; type only characters on its layout"
-            )
-        return self._spares
 
     def _button(self, button: str) -> int:
         try:
@@ -570,14 +361,17 @@ class XInput:
         """Press button ``code`` where the pointer is, synced; a ``first`` press waits out
         the double-click time of a recent press there first (multiclick.py)."""
         if first:
-            wait = self._spacing.wait_before(code, self._pointer)
-            if wait > 0:
-                self._pause(wait)
-                if self.interrupt is not None and self.interrupt.is_set():
-                    raise ActionError("the call was cancelled before its click; nothing pressed")
+            self._wait_apart(code, self._pointer)
         self._fake(X.ButtonPress, code)
         self._sync()
         self._spacing.pressed(code, *self._pointer())
+
+    def _wait_apart(self, code: int, where: Callable[[], tuple[int, int]]) -> None:
+        wait = self._spacing.wait_before(code, where)
+        if wait > 0:
+            self._pause(wait)
+            if self.interrupt is not None and self.interrupt.is_set():
+                raise ActionError("the call was cancelled before its click; nothing pressed")
 
     def _pointer(self) -> tuple[int, int]:
         reply = self._conn.screen().root.query_pointer()

@@ -10,6 +10,7 @@ X's Unicode keysyms (``0x01000000 + code point``).
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 from Xlib import XK
 
@@ -159,3 +160,9 @@ def keysym_for_name(name: str) -> int:
 def keysym_name(keysym: int) -> str:
     """A readable name for ``keysym`` (for error messages)."""
     return XK.keysym_to_string(keysym) or f"0x{keysym:x}"
+
+
+def chord_keysyms(keys: str | Sequence[str]) -> list[int]:
+    """The keysyms of a chord, written ``"ctrl+s"`` or given as names ``["ctrl", "s"]``."""
+    names = split_chord(keys) if isinstance(keys, str) else list(keys)
+    return [keysym_for_name(name) for name in names]
