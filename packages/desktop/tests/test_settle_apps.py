@@ -91,9 +91,19 @@ def start_app(display: Any, tmp_path: Path) -> Iterator[Any]:
         app.stop()
 
 
+#: A spot of the apps' window off every widget (examples/settle_apps.py).
+PARK = (300, 40)
+
+
 def click_go(tool: ComputerTool, app: SettleApp) -> Any:
-    """Park the pointer off the button, then click Go; the result."""
-    tool({"action": "mouse_move", "coordinate": [1000, 700]})
+    """Park the pointer off the button, then click Go; the result.
+
+    The pointer rests inside the app's window: off it, with no window manager, the app
+    loses the keyboard focus, and the click that brings it back redraws the caret app's
+    focus ring (1834 px), which with the pressed relief passes ``small_change``: the
+    click's first change is then big, and the wait does not go on for the panel.
+    """
+    tool({"action": "mouse_move", "coordinate": list(tool.scaling.to_model(*PARK))})
     result = tool(
         {"action": "left_click", "coordinate": list(tool.scaling.to_model(*app.centre("button")))}
     )
