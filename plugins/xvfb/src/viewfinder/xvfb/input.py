@@ -295,9 +295,14 @@ class XInput:
         so the wait does not fall between the capture and the press."""
         if event.kind in CLICK_COUNTS or event.kind in (EventKind.MOUSE_DOWN, EventKind.DRAG):
             point = event.start_position if event.kind is EventKind.DRAG else event.position
-            with self._lock, x_errors(self.display_name):
-                at = point.as_tuple() if point is not None else self._pointer()
-            self._wait_apart(self._button(event.button or "left"), lambda: at)
+
+            def where() -> tuple[int, int]:  # asked only after a recent press
+                if point is not None:
+                    return point.as_tuple()
+                with self._lock, x_errors(self.display_name):
+                    return self._pointer()
+
+            self._wait_apart(self._button(event.button or "left"), where)
 
     # -- lifetime ------------------------------------------------------------------------
 
@@ -363,8 +368,7 @@ class XInput:
         if first:
             self._wait_apart(code, self._pointer)
         self._fake(X.ButtonPress, code)
-        self._sync()
-        self._spacing.pressed(code, *self._pointer())
+        self._spacing.pressed(code, *self._pointer())  # a round trip: the press is synced
 
     def _wait_apart(self, code: int, where: Callable[[], tuple[int, int]]) -> None:
         wait = self._spacing.wait_before(code, where)

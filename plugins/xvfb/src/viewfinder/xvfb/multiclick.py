@@ -60,7 +60,8 @@ DOUBLE_CLICK_DISTANCE_PX = 8
 
 class PressSpacing:
     """Keeps the first press of an action from joining the multi-click of the press
-    before it: remembers the last press (button, place, time) and says how long to wait.
+    before it: remembers the last two presses (button, place, time) and says how long to
+    wait.
 
     The time is taken after the press was synced, so it is no earlier than the server's
     stamp on it; waiting from it keeps the next press at least the double-click time
