@@ -18,6 +18,7 @@ import pytest
 from websockets.sync.client import connect
 
 from viewfinder.core.testing import child_processes, processes_with_argument, running, wait_until
+from viewfinder.xvfb.reaping import reaping
 
 Serve = Callable[..., tuple[subprocess.Popen[bytes], str]]
 
@@ -91,17 +92,21 @@ def test_a_server_started_after_a_sigkill_removes_what_the_killed_one_left(
         ws.send(json.dumps({"type": "step", "data": {"code": code}}))
         observation = json.loads(ws.recv(timeout=60))["data"]["observation"]
         home = Path(observation["stdout"].strip())
-        killed.kill()
-        killed.wait(30)
+        # what a SIGKILL leaves: the displays, the home and the display folders. Any
+        # server or session actor that starts meanwhile (another test's, on another
+        # worker) removes them, as the one started below does: held off until seen
+        with reaping() as held:
+            assert held
+            killed.kill()
+            killed.wait(30)
+            left = [home, *folders]
+            assert displays and all(running(pid) for pid in displays)
+            assert all(path.exists() for path in left), [str(path) for path in left]
     # what the session wrote to /tmp and /dev/shm never reached the machine's: they
     # were its own private tmpfs (see the codeenv's isolation)
     assert not Path(f"/tmp/left-{tag}").exists() and not Path(f"/dev/shm/left-{tag}").exists()
-    left = [home, *folders]
     # the daemon went with the session's PID namespace, whose init died with the server
     wait_until(lambda: not processes_with_argument(marker), "the daemon to end", timeout=10)
-    # what a SIGKILL leaves: the displays, the home and the display folders
-    assert displays and all(running(pid) for pid in displays)
-    assert all(path.exists() for path in left), [str(path) for path in left]
     process, _ = serve_process()
     assert not any(running(pid) for pid in displays)
     assert not any(path.exists() for path in left), [str(p) for p in left if p.exists()]

@@ -18,7 +18,7 @@ from viewfinder.core import Screenshot
 from viewfinder.core.testing import processes_with_argument, running, wait_until
 from viewfinder.desktop import state
 from viewfinder.xvfb import registry
-from viewfinder.xvfb.server import socket_path
+from viewfinder.xvfb.testing import socket_left
 
 runner = CliRunner()
 GREY = (128, 128, 128)
@@ -192,5 +192,5 @@ def test_a_desktop_outlives_the_command_and_stop_leaves_nothing_running(
     assert stop.stdout.strip() == f"stopped {name} and its 1 app"
     assert not processes_with_argument(str(form))
     assert not processes_with_argument("1007.51")
-    assert not running(xvfb.pid) and not socket_path(xvfb.number).exists()
+    assert not running(xvfb.pid) and not socket_left(xvfb.number)
     assert not list(state_folder.glob("desktop-*"))

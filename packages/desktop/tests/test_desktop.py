@@ -25,7 +25,9 @@ from viewfinder.desktop.apps import (
 from viewfinder.desktop.desktop import Desktop
 from viewfinder.desktop.lease import parse_size
 from viewfinder.xvfb import Display, DisplayPool
-from viewfinder.xvfb.server import lock_path, reap_abandoned, socket_path
+from viewfinder.xvfb.server import reap_abandoned
+from viewfinder.xvfb.sockets import lock_path
+from viewfinder.xvfb.testing import socket_left
 
 GREY = (128, 128, 128)  # the form's swatch before any click
 SWATCH = (180, 88)  # the middle of the swatch, on the screen (the window is at 0,0)
@@ -128,7 +130,7 @@ def test_close_leaves_no_app_no_child_of_an_app_and_no_display(
     assert not processes_with_argument("1007.43")
     assert not any(running(pid) for pid in pids)
     assert xvfb is not None and not running(xvfb)
-    assert not lock_path(number).exists() and not socket_path(number).exists()
+    assert not lock_path(number).exists() and not socket_left(number)
     assert desktop.apps == [] and not desktop.started
     desktop.close()  # idempotent
 

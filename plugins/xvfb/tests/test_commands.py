@@ -7,8 +7,9 @@ import json
 import typer
 from typer.testing import CliRunner
 
-from viewfinder.xvfb import XvfbBackend, find_display, server
+from viewfinder.xvfb import XvfbBackend, find_display, server, sockets
 from viewfinder.xvfb.commands import display_app
+from viewfinder.xvfb.testing import socket_left
 
 runner = CliRunner()
 
@@ -55,8 +56,8 @@ def test_start_list_stop_one_display(state_dir) -> None:
     assert stopped.exit_code == 0, stopped.output
     assert f"stopped {name}" in stopped.output
     assert not server.pid_alive(record.pid)
-    assert not server.socket_path(record.number).exists()
-    assert not server.lock_path(record.number).exists()
+    assert not socket_left(record.number)
+    assert not sockets.lock_path(record.number).exists()
     assert list(state_dir.iterdir()) == []
 
 
@@ -107,4 +108,4 @@ def test_list_prunes_dead_displays(state_dir, wait_until) -> None:
     assert [row["alive"] for row in rows] == [False]
     assert json.loads(runner.invoke(app, ["display", "list", "--json"]).output) == []
     assert list(state_dir.iterdir()) == []
-    assert not server.socket_path(record.number).exists()
+    assert not socket_left(record.number)

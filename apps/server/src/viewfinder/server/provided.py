@@ -33,11 +33,16 @@ def reap_leftovers() -> None:
     the processes and files of its sessions' user ids (daemons, homes)."""
     from viewfinder.codeenv.sandbox_users import shared_users
     from viewfinder.codeenv.session_space import sweep_abandoned
+    from viewfinder.xvfb.reaping import reaping
     from viewfinder.xvfb.server import reap_abandoned
 
-    displays = reap_abandoned()
-    users = shared_users().reap_abandoned() if os.geteuid() == 0 else {}
-    sweep_abandoned()  # the session spaces (homes, temporary folders) it left mounted
+    with reaping() as turn:  # one clean-up at a time on the machine
+        if not turn:
+            log.warning("another clean-up of what killed servers left took too long; skipped")
+            return
+        displays = reap_abandoned()
+        users = shared_users().reap_abandoned() if os.geteuid() == 0 else {}
+        sweep_abandoned()  # the session spaces (homes, temporary folders) it left mounted
     if displays or users:
         log.warning(
             "removed what an earlier server left: %d display(s), %d session user id(s) "

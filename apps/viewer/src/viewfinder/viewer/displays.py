@@ -9,20 +9,17 @@ given is refused, whatever a page or an artifact asks for.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from viewfinder.xvfb.registry import parse_display_number
-
-SOCKET_DIR = Path("/tmp/.X11-unix")
+from viewfinder.xvfb.sockets import display_listening
 
 
 def display_alive(name: str) -> bool:
-    """Whether local display ``name`` (``":N"``) has its socket, i.e. a server runs it."""
+    """Whether an X server listens on local display ``name`` (``":N"``) now."""
     try:
         number = parse_display_number(name)
     except ValueError:
         return False
-    return (SOCKET_DIR / f"X{number}").exists()
+    return display_listening(number)
 
 
 def normalise(name: str) -> str:

@@ -37,7 +37,7 @@ from viewfinder.core.element_sources import (
     ElementSourceError,
 )
 from viewfinder.core.errors import DisplayGoneError
-from viewfinder.xvfb import server
+from viewfinder.xvfb import server, sockets
 from viewfinder.xvfb.accessibility_bus import BUS_SOCKET, ROOT_PROPERTY
 from viewfinder.xvfb.connection import close_quietly, open_display, x_errors
 from viewfinder.xvfb.windows import top_level_windows
@@ -232,16 +232,7 @@ def server_pid(number: int, known: int | None = None) -> int | None:
     Found by the socket, not a lock file: Xvfb started with ``-displayfd`` writes none,
     and a stale one names a dead or reused pid. ``known`` is tried first.
     """
-    socket = str(server.socket_path(number))
-    inodes = set()
-    try:
-        with open("/proc/net/unix") as table:
-            for line in table:
-                fields = line.split()
-                if len(fields) >= 8 and fields[7].lstrip("@") == socket:
-                    inodes.add(f"socket:[{fields[6]}]")
-    except OSError:
-        return None
+    inodes = sockets.listening_inodes(number)
     if not inodes:
         return None
     candidates = [entry.name for entry in Path("/proc").iterdir() if entry.name.isdigit()]

@@ -146,7 +146,8 @@ class Display:
         return self._guest
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Stop Xvfb (SIGTERM, then SIGKILL after ``timeout`` s) and remove what it left.
+        """Stop Xvfb and remove what it left (:func:`~viewfinder.xvfb.server.stop_server`:
+        its socket file first, then SIGKILL; ``timeout`` s for each part to end).
 
         Idempotent. Afterwards there is no Xvfb process, ``/tmp/.X11-unix/XN`` socket,
         ``/tmp/.XN-lock`` file or framebuffer directory left of this display.
@@ -164,9 +165,7 @@ class Display:
             self._framebuffer = None
         process, number, fbdir = self._process, self._number, self._fbdir
         if process is not None:
-            server.terminate(process.pid, timeout=timeout, child=process)
-            if number is not None:
-                server.remove_display_files(number, process.pid)
+            server.stop_server(process.pid, number, child=process, timeout=timeout)
         if fbdir is not None:
             shutil.rmtree(fbdir, ignore_errors=True)
         self._process, self._fbdir, self._guest = None, None, None

@@ -200,7 +200,8 @@ def stop_display(name: str | int, *, timeout: float = 5.0) -> DisplayRecord:
             "`viewfinder display list` shows the ones that were"
         )
     if record.is_alive():
-        server.terminate(record.pid, timeout=timeout, child=_children.get(record.pid))
+        child = _children.get(record.pid)
+        server.stop_server(record.pid, record.number, child=child, timeout=timeout)
     _remove(record)
     return record
 

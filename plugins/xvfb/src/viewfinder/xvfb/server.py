@@ -10,11 +10,11 @@ listening, so nothing here sleeps or polls lock files.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import select
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -25,10 +25,20 @@ from pathlib import Path
 from viewfinder.core.errors import DependencyMissingError
 from viewfinder.core.lifetime import popen_dying_with_parent
 from viewfinder.xvfb.errors import DisplayStartError
+from viewfinder.xvfb.reaping import reaping
+from viewfinder.xvfb.sockets import (
+    display_held_by,
+    display_listening,
+    holds_display,
+    lock_owner,
+    lock_path,
+    socket_path,
+)
+
+log = logging.getLogger(__name__)
 
 XVFB_PROGRAM = "Xvfb"
 INSTALL_HINT = "Install it with `apt-get install xvfb` (Debian/Ubuntu) or run `make setup`."
-SOCKET_DIR = Path("/tmp/.X11-unix")
 #: Arguments every Xvfb we start gets. ``-noreset``: by default an X server resets when
 #: its last client disconnects, dropping connections made meanwhile and re-creating its
 #: framebuffer file, which would leave our map of the old one stale.
@@ -204,11 +214,19 @@ def is_xvfb(pid: int) -> bool:
     return os.path.basename(argv0.decode(errors="replace")) == XVFB_PROGRAM
 
 
-def terminate(pid: int, *, timeout: float, child: subprocess.Popen[bytes] | None = None) -> None:
-    """SIGTERM ``pid``, wait up to ``timeout`` seconds, then SIGKILL; reap it if it is our child."""
+def terminate(
+    pid: int,
+    *,
+    timeout: float,
+    child: subprocess.Popen[bytes] | None = None,
+    gently: bool = True,
+) -> None:
+    """SIGTERM ``pid``, wait up to ``timeout`` seconds, then SIGKILL; reap it if it is our
+    child. ``gently=False``: SIGKILL at once, and wait up to ``timeout`` for the end."""
     if child is not None and child.poll() is not None:
         return  # already reaped: the pid may belong to someone else by now
-    for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5.0)):
+    signals = ((signal.SIGTERM, timeout),) if gently else ()
+    for sig, wait in (*signals, (signal.SIGKILL, 5.0 if gently else timeout)):
         try:
             os.kill(pid, sig)
         except ProcessLookupError:
@@ -216,6 +234,32 @@ def terminate(pid: int, *, timeout: float, child: subprocess.Popen[bytes] | None
         if _wait_exit(pid, wait, child):
             break
     _reap(pid, child)
+
+
+def stop_server(
+    pid: int,
+    number: int | None,
+    *,
+    child: subprocess.Popen[bytes] | None = None,
+    timeout: float = 5.0,
+) -> None:
+    """End the Xvfb ``pid`` that serves display ``number`` and remove what it leaves
+    (waiting up to ``timeout`` seconds for the process to be gone).
+
+    Not by SIGTERM: Xvfb's own clean-up closes its abstract socket, which frees the
+    number, before it unlinks its socket file by name, so an X server that takes the
+    number in between loses its new file to it (clients that look for the file, a
+    sandbox that binds it, then miss a live display). Here the file is unlinked while
+    ``pid`` still holds the number, so it can only be its own, and ``pid`` is then
+    SIGKILLed: it never touches the path again.
+    """
+    if child is None or child.poll() is None:
+        if number is not None and holds_display(pid, number):
+            with contextlib.suppress(FileNotFoundError):
+                socket_path(number).unlink()
+        terminate(pid, timeout=timeout, child=child, gently=False)
+    if number is not None:
+        remove_display_files(number, pid)
 
 
 def _wait_exit(pid: int, timeout: float, child: subprocess.Popen[bytes] | None) -> bool:
@@ -275,6 +319,14 @@ def reap_abandoned() -> list[int]:
     ``viewfinder serve``), and remove their sockets, lock files and framebuffer folders,
     and framebuffer folders no process uses. Detached displays (``viewfinder display
     --detach``) have no owner and are never touched. Returns the pids stopped."""
+    with reaping() as turn:
+        if not turn:
+            log.warning("another clean-up of abandoned displays took too long; skipped")
+            return []
+        return _reap_abandoned()
+
+
+def _reap_abandoned() -> list[int]:
     stopped = []
     used: set[str] = set()
     for entry in Path("/proc").iterdir():
@@ -299,10 +351,7 @@ def reap_abandoned() -> list[int]:
             if fbdir is not None:
                 used.add(fbdir)
             continue
-        number = _display_of(pid)
-        terminate(pid, timeout=2.0)
-        if number is not None:
-            remove_display_files(number, pid)
+        stop_server(pid, display_held_by(pid))
         if fbdir is not None and Path(fbdir).name.startswith("viewfinder-xvfb-"):
             shutil.rmtree(fbdir, ignore_errors=True)
         stopped.append(pid)
@@ -321,54 +370,19 @@ def argument_after(argv: list[bytes], flag: bytes) -> str | None:
     return None
 
 
-def _display_of(pid: int) -> int | None:
-    """The display number an Xvfb serves, from the lock file that names it."""
-    for lock in Path("/tmp").glob(".X*-lock"):
-        number = lock.name[2:-5]
-        if number.isdigit() and lock_owner(int(number)) == pid:
-            return int(number)
-    return None
-
-
-def lock_path(number: int) -> Path:
-    return Path(f"/tmp/.X{number}-lock")
-
-
-def socket_path(number: int) -> Path:
-    return SOCKET_DIR / f"X{number}"
-
-
-def lock_owner(number: int) -> int | None:
-    """The pid written in display ``number``'s lock file, or None."""
-    try:
-        return int(lock_path(number).read_text().strip())
-    except (OSError, ValueError):
-        return None
-
-
 def remove_display_files(number: int, pid: int) -> None:
     """Remove what an Xvfb of display ``number`` (process ``pid``) left behind.
 
     A cleanly stopped Xvfb removes its socket (and lock file, when it made one) itself;
     one killed with SIGKILL leaves them. By now another Xvfb may already have taken the
     number, so the lock goes only when it names ``pid`` or nobody alive, and the socket
-    only when nothing answers on it.
+    only when no server listens on the number (:func:`display_listening`).
     """
     owner = lock_owner(number)
     if owner is None or owner == pid or not pid_alive(owner):
         with contextlib.suppress(FileNotFoundError):
             lock_path(number).unlink()
     path = socket_path(number)
-    if path.exists() and not _socket_answers(path):
+    if path.exists() and not display_listening(number):
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
-
-
-def _socket_answers(path: Path) -> bool:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        probe.settimeout(2.0)
-        try:
-            probe.connect(str(path))
-        except OSError:  # refused: a stale socket file nobody listens on
-            return False
-    return True

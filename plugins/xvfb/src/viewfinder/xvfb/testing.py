@@ -11,6 +11,7 @@ import os
 import select
 import subprocess
 
+from viewfinder.xvfb import server, sockets
 from viewfinder.xvfb.server import xvfb_binary
 
 
@@ -55,16 +56,17 @@ class HandStartedXvfb:
 
     def stop(self) -> None:
         """End the Xvfb (idempotent)."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        server.stop_server(self.process.pid, self.number, child=self.process)
 
     def __enter__(self) -> HandStartedXvfb:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+
+def socket_left(number: int) -> bool:
+    """Whether a socket file of display ``number`` is left with no X server listening as
+    it. After a display stops, a file there is left over, unless an X server (another
+    test's, on another worker) has taken the number since: then it is that one's."""
+    return sockets.socket_path(number).exists() and not sockets.display_listening(number)
