@@ -214,6 +214,8 @@ class ScreenVideo:
             exited = self._process.poll() is not None
             why = "exited" if exited else f"did not start in {timeout:g} s"
             self._kill()
+            for thread in self._readers:  # what it said last says why
+                thread.join(5)
             raise VideoError(f"ffmpeg {why} recording {self.display}{self._said()}")
         return self
 
