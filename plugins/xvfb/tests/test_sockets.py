@@ -9,7 +9,9 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import Xlib.display
@@ -116,10 +118,22 @@ TURN = (
 )
 
 
-def test_clean_ups_take_turns_and_one_kept_waiting_is_skipped() -> None:
+def test_clean_ups_take_turns_and_one_kept_waiting_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # whatever temporary folder each process has (a test kit set this one's; TMPDIR)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
     def other_gets_a_turn() -> bool:
         done = subprocess.run(
-            [sys.executable, "-c", TURN], capture_output=True, text=True, timeout=60, check=True
+            [sys.executable, "-c", TURN],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+            env={**os.environ, "TMPDIR": str(elsewhere)},
         )
         return done.stdout.strip() == "True"
 

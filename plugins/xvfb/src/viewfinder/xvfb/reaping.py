@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -28,9 +27,9 @@ _guard = threading.RLock()
 _depth = 0
 
 
-def lock_path() -> Path:
-    """The machine's lock file (in the temporary folder every user shares)."""
-    return Path(tempfile.gettempdir()) / ".viewfinder-reap.lock"
+#: The machine's lock file: in ``/tmp`` itself, where X keeps its machine-wide files,
+#: not in ``tempfile.gettempdir()``, which each process (or ``TMPDIR``) may set apart.
+LOCK_PATH = Path("/tmp/.viewfinder-reap.lock")
 
 
 @contextlib.contextmanager
@@ -75,7 +74,7 @@ def _open() -> int | None:
     # file with O_CREAT in a sticky folder is refused where protected_regular is set)
     for flags in (os.O_RDONLY, os.O_RDONLY | os.O_CREAT):
         with contextlib.suppress(OSError):
-            return os.open(lock_path(), flags | os.O_CLOEXEC, 0o644)
+            return os.open(LOCK_PATH, flags | os.O_CLOEXEC, 0o644)
     return None
 
 
