@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -206,7 +207,11 @@ def blue_then_red() -> str:
 
 
 def _start_ray_server(
-    address: str, folder: Path, max_sessions: int = 4, *options: str
+    address: str,
+    folder: Path,
+    max_sessions: int = 4,
+    *options: str,
+    env: dict[str, str] | None = None,
 ) -> tuple[subprocess.Popen[bytes], str]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -217,7 +222,7 @@ def _start_ray_server(
             [sys.executable, "-m", "viewfinder.cli", "serve", "--port", str(port),
              "--size", "320x240", "--max-sessions", str(max_sessions),
              "--provider", "ray", "--ray-address", address, *options],
-            stdout=subprocess.DEVNULL, stderr=log_file,
+            stdout=subprocess.DEVNULL, stderr=log_file, env={**os.environ, **(env or {})},
         )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
 
@@ -235,7 +240,8 @@ def _start_ray_server(
 
 @pytest.fixture(scope="session")
 def start_ray_server() -> Callable[..., tuple[subprocess.Popen[bytes], str]]:
-    """``start_ray_server(address, folder, max_sessions, *options)``: ``viewfinder serve
-    --provider ray --ray-address ADDRESS OPTIONS`` on loopback, answering; its log goes
-    to ``folder/server.log``. The caller stops it."""
+    """``start_ray_server(address, folder, max_sessions, *options, env=None)``:
+    ``viewfinder serve --provider ray --ray-address ADDRESS OPTIONS`` on loopback (``env``
+    added to its environment), answering; its log goes to ``folder/server.log``. The
+    caller stops it."""
     return _start_ray_server

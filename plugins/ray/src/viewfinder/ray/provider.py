@@ -40,8 +40,10 @@ RESOURCE = "viewfinder_display"
 #: send no usage statistics unless the operator asked for them.
 _LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 _USAGE_STATS_ENV = "RAY_USAGE_STATS_ENABLED"
-#: Ray ends a driver whose head has been gone for 60 s (exit 1). The server outlives
-#: it: it answers ``/health`` (503, "head lost") and refuses sessions with the reason.
+#: Ray ends a driver whose head has been gone for 60 s (exit 1), or as long as this
+#: variable says. The server outlives it: it answers ``/health`` (503, "head lost") and
+#: refuses sessions with the reason. So it is set, over any value the environment
+#: gives (a cluster's fault-tolerance settings), before Ray is imported.
 _HEAD_RECONNECT_ENV = "RAY_gcs_rpc_server_reconnect_timeout_s"
 _HEAD_RECONNECT_S = str(365 * 24 * 3600)
 #: Concurrent calls into one session actor: a call, a cancel and a close at once.
@@ -70,7 +72,7 @@ def _import_ray(address: str | None) -> Any:
 
     if "ray" not in sys.modules:
         os.environ.setdefault(_USAGE_STATS_ENV, "0")
-        os.environ.setdefault(_HEAD_RECONNECT_ENV, _HEAD_RECONNECT_S)
+        os.environ[_HEAD_RECONNECT_ENV] = _HEAD_RECONNECT_S
         if _is_loopback(address):
             # Ray rewrites a loopback address to this machine's public one unless told
             # that this is a single-machine cluster; a cluster on 127.0.0.1 is one.
