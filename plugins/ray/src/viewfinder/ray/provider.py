@@ -40,10 +40,8 @@ RESOURCE = "viewfinder_display"
 #: send no usage statistics unless the operator asked for them.
 _LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 _USAGE_STATS_ENV = "RAY_USAGE_STATS_ENABLED"
-#: Ray ends a driver whose head has been gone for 60 s (exit 1), or as long as this
-#: variable says. The server outlives it: it answers ``/health`` (503, "head lost") and
-#: refuses sessions with the reason. So it is set, over any value the environment
-#: gives (a cluster's fault-tolerance settings), before Ray is imported.
+#: Ray ends a driver whose head is gone for 60 s, or what this says: set over the environment's
+#: value, the server outlives it (``/health`` 503 "head lost", sessions refused with the reason).
 _HEAD_RECONNECT_ENV = "RAY_gcs_rpc_server_reconnect_timeout_s"
 _HEAD_RECONNECT_S = str(365 * 24 * 3600)
 #: Concurrent calls into one session actor: a call, a cancel and a close at once.
