@@ -110,6 +110,8 @@ def test_exec_records_a_tk_animation_to_an_mp4(tmp_path: Path) -> None:
             seen = frame.getpixel((300, 20))
             assert isinstance(seen, tuple)
             assert close_to(seen, phase["colour"]), (phase, seen)
+        # the example places the square by its clock (200 px a second): 50 px apart, less
+        # by what a stall of the grabs repeats
         assert square_x(late) - square_x(early) > 30, "the square did not move"
 
 
