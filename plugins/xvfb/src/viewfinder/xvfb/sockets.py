@@ -13,22 +13,28 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 SOCKET_DIR = Path("/tmp/.X11-unix")
 
 
-def listening_inodes(number: int) -> set[str]:
-    """The ``socket:[inode]`` names of the sockets listening as display ``number``
-    (its abstract name and its file), from ``/proc/net/unix``; empty elsewhere."""
-    name = str(socket_path(number))
-    inodes = set()
+def _x_listeners() -> Iterator[tuple[str, str]]:
+    """``(display number, "socket:[inode]")`` of every socket listening as an X display
+    (its abstract name or its file), from ``/proc/net/unix``; none elsewhere."""
+    prefix = f"{SOCKET_DIR}/X"
     with contextlib.suppress(OSError), open("/proc/net/unix") as table:
         for line in table:
             fields = line.split()
-            if len(fields) >= 8 and fields[7].lstrip("@") == name:
-                inodes.add(f"socket:[{fields[6]}]")
-    return inodes
+            if len(fields) >= 8 and fields[7].lstrip("@").startswith(prefix):
+                yield fields[7].lstrip("@")[len(prefix) :], f"socket:[{fields[6]}]"
+
+
+def listening_inodes(number: int) -> set[str]:
+    """The ``socket:[inode]`` names of the sockets listening as display ``number``
+    (its abstract name and its file); empty elsewhere than Linux."""
+    return {inode for listening, inode in _x_listeners() if listening == str(number)}
 
 
 def _socket_links(pid: int) -> set[str]:
@@ -46,18 +52,11 @@ def holds_display(pid: int, number: int) -> bool:
 
 def display_held_by(pid: int) -> int | None:
     """The display number the X server ``pid`` listens as, or None."""
-    links = {link for link in _socket_links(pid) if link.startswith("socket:")}
-    if not links:
-        return None
-    with contextlib.suppress(OSError), open("/proc/net/unix") as table:
-        for line in table:
-            fields = line.split()
-            path = fields[7].lstrip("@") if len(fields) >= 8 else ""
-            if path.startswith(f"{SOCKET_DIR}/X") and f"socket:[{fields[6]}]" in links:
-                number = path[len(f"{SOCKET_DIR}/X") :]
-                if number.isdigit():
-                    return int(number)
-    return None
+    links = _socket_links(pid)
+    return next(
+        (int(number) for number, inode in _x_listeners() if inode in links and number.isdigit()),
+        None,
+    )
 
 
 def lock_path(number: int) -> Path:
@@ -86,7 +85,7 @@ def display_listening(number: int) -> bool:
     while its file is not listening yet.
     """
     names = [str(socket_path(number))]
-    if os.uname().sysname == "Linux":
+    if sys.platform.startswith("linux"):
         names.insert(0, "\0" + names[0])
     return any(_socket_answers(name) for name in names)
 
