@@ -70,3 +70,15 @@ def test_what_ffmpeg_said_keeps_its_errors_and_drops_its_statistics() -> None:
         ": ffmpeg said:\nStream mapping:\nStream #0:0 -> #0:0"
     )
     assert said("") == ""
+
+
+def test_an_ffmpeg_that_exits_before_its_first_frame_is_reported_with_what_it_said(
+    tmp_path: Path,
+) -> None:
+    # no display runs as :7398 (a number no test starts): ffmpeg exits at once
+    with pytest.raises(VideoError) as raised:
+        ScreenVideo(":7398", tmp_path / "none.mp4").start()
+    message = str(raised.value)
+    assert message.startswith("ffmpeg exited recording :7398: ffmpeg said:")
+    assert "Cannot open display :7398" in message
+    assert child_processes("ffmpeg") == set()
